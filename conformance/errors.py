@@ -1,0 +1,37 @@
+"""Exception classes shared by the whole conformance suite.
+
+Every error the suite raises on purpose derives from ConformanceError, so a
+command-line entry point can catch that one class and print a clean message
+instead of a traceback.
+"""
+
+
+class ConformanceError(Exception):
+    """Base class of every error raised on purpose by the suite."""
+
+
+class TargetSpecError(ConformanceError):
+    """A target spec string (reference, exec:..., python:...) cannot be used as given."""
+
+
+class TargetStartError(ConformanceError):
+    """A target could not be started or its hello failed, so no run can start.
+
+    ``message`` says what failed; ``stderr_tail`` keeps the last output the
+    target wrote to stderr (or a traceback tail for an in-process target).
+    str() of the error shows both.
+    """
+
+    def __init__(self, message: str, stderr_tail: str = "") -> None:
+        super().__init__(message, stderr_tail)
+        self.message = message
+        self.stderr_tail = stderr_tail
+
+    def __str__(self) -> str:
+        if not self.stderr_tail:
+            return self.message
+        return f"{self.message}\n--- target stderr (tail) ---\n{self.stderr_tail}"
+
+
+class CaseError(ConformanceError):
+    """A case or result does not follow the pinned format v1; the message names the key and the problem."""

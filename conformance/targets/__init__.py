@@ -1,0 +1,68 @@
+"""Target adapters: turn a target spec string into a started ``Target``.
+
+Spec strings:
+
+* ``reference`` - the built-in numpy reference, in-process;
+* ``exec:<command line>`` - a program in any language speaking the exec
+  protocol (JSON lines on stdin/stdout), started once and reused;
+* ``python:<module>:<attr>`` - a Python object (a class is instantiated with
+  no arguments) with ``execute(case) -> dict`` and optionally ``hello()``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from conformance.errors import TargetSpecError
+from conformance.targets.base import Answer, Hello, Target
+from conformance.targets.exec_target import ExecTarget
+from conformance.targets.python_target import PythonTarget, load_object
+
+__all__ = ["Answer", "Hello", "Target", "open_target", "load_in_process"]
+
+SPEC_HELP = "use 'reference', 'exec:<command line>' or 'python:<module>:<attr>'"
+
+
+def open_target(spec: str, *, timeout: float = 10.0, start_timeout: float | None = None) -> Target:
+    """Start the target named by ``spec`` and do its hello.
+
+    ``timeout`` bounds each case of an exec target (in-process targets are not
+    timed out); ``start_timeout`` bounds an exec target's start and hello
+    (default: the larger of ``timeout`` and 30 s). Raises TargetSpecError for
+    an unusable spec and TargetStartError when the target fails to start.
+    """
+    scheme, _, rest = spec.partition(":")
+    if spec == "reference":
+        from conformance.targets.reference_target import ReferenceTarget
+
+        return ReferenceTarget()
+    if scheme == "exec":
+        try:
+            argv = shlex.split(rest)
+        except ValueError as exc:
+            raise TargetSpecError(f"{spec!r}: cannot split the command line: {exc}") from exc
+        if not argv:
+            raise TargetSpecError(f"{spec!r}: no command after 'exec:', e.g. exec:./my_target --flag")
+        return ExecTarget(argv, timeout=timeout, start_timeout=start_timeout)
+    if scheme == "python":
+        module_name, _, attr = rest.partition(":")
+        return PythonTarget(load_object(module_name, attr), name=rest)
+    raise TargetSpecError(f"unknown target spec {spec!r}; {SPEC_HELP}")
+
+
+def load_in_process(spec: str) -> tuple[Any, str]:
+    """The raw object (with execute/hello) and name behind an in-process spec.
+
+    Used by ``conformance.targets.serve`` to expose that object over exec
+    without the adapter's validation, so the exec side sees its real answers.
+    """
+    if spec == "reference":
+        from conformance.targets.reference_target import ReferenceImpl
+
+        return ReferenceImpl(), "reference"
+    scheme, _, rest = spec.partition(":")
+    if scheme == "python":
+        module_name, _, attr = rest.partition(":")
+        return load_object(module_name, attr), rest
+    raise TargetSpecError(f"cannot serve {spec!r} in-process; use 'reference' or 'python:<module>:<attr>'")

@@ -1,0 +1,108 @@
+"""The ``python:<module>:<attr>`` target: a Python object run in-process.
+
+The object has ``execute(case: dict) -> dict`` returning a result v1 and,
+optionally, ``hello() -> dict`` (``{"name": ..., "validates": ...}`` plus
+optional "products"/"apis"). Without hello() the target is named after its
+spec and claims ``validates: False`` and every product and API.
+
+In-process targets are fast but not isolated: timeouts are NOT enforced (a
+hanging execute hangs the run) and a crash of the interpreter takes the suite
+down. Serve the object over exec (``exec:python -m conformance.targets.serve
+python:<module>:<attr>``) to get timeouts and crash isolation.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import time
+import traceback
+from typing import Any
+
+from conformance.errors import TargetSpecError, TargetStartError
+from conformance.targets.base import Answer, Hello, Target, tail, validate_result
+
+
+def load_object(module_name: str, attr: str) -> Any:
+    """Import ``module_name``, take ``attr`` (dots allowed), instantiate it if it is a class.
+
+    Raises TargetSpecError for a bad module or attribute or an object without
+    execute(), and TargetStartError if the module or the constructor raises.
+    """
+    spec = f"python:{module_name}:{attr}"
+    if not module_name or not attr:
+        raise TargetSpecError(
+            f"{spec!r}: expected python:<module>:<attr>, e.g. python:my_pkg.target:MyTarget"
+        )
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as exc:
+        missing = isinstance(exc, ModuleNotFoundError) and exc.name is not None
+        if missing and f"{module_name}.".startswith(f"{exc.name}."):  # the module itself, not a dependency
+            raise TargetSpecError(
+                f"{spec!r}: cannot import module {module_name!r} ({exc}); "
+                "check the dotted name and that its directory is on PYTHONPATH"
+            ) from exc
+        raise TargetStartError(f"{spec!r}: importing {module_name!r} raised {exc!r}", _traceback_tail()) from exc
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise TargetSpecError(f"{spec!r}: {getattr(obj, '__name__', obj)!r} has no attribute {part!r}")
+        obj = getattr(obj, part)
+    if isinstance(obj, type):
+        try:
+            obj = obj()
+        except Exception as exc:
+            raise TargetStartError(f"{spec!r}: {attr}() raised {exc!r}", _traceback_tail()) from exc
+    if not callable(getattr(obj, "execute", None)):
+        raise TargetSpecError(f"{spec!r}: the object {obj!r} has no execute(case) method")
+    return obj
+
+
+def object_hello(obj: Any, default_name: str) -> dict[str, Any]:
+    """The hello dict of an object: its hello() if it has one, else a default."""
+    if not callable(getattr(obj, "hello", None)):
+        return {"name": default_name, "validates": False}
+    raw = obj.hello()
+    if not isinstance(raw, dict):
+        raise ValueError(f"hello() returned a {type(raw).__name__}, not a dict")
+    return raw
+
+
+def _traceback_tail() -> str:
+    return tail(traceback.format_exc())
+
+
+class PythonTarget(Target):
+    """An in-process object with execute(case) -> result v1, adapted to Target.
+
+    Each call gets a deep copy of the case, so the object cannot alter the
+    caller's case (an exec target cannot either).
+    """
+
+    def __init__(self, obj: Any, *, name: str) -> None:
+        self.obj = obj
+        try:
+            raw = object_hello(obj, name)
+            if raw.get("status", "ok") != "ok":
+                raise ValueError(f'hello() returned status {raw.get("status")!r}, not "ok"')
+            self.hello = Hello.from_dict(raw)
+        except Exception as exc:
+            raise TargetStartError(f"target {name!r} failed its hello: {exc}", _traceback_tail()) from exc
+
+    def execute(self, case: dict[str, Any]) -> Answer:
+        """Call the object's execute; an exception is a "crashed" Answer with its traceback."""
+        started = time.monotonic()
+        try:
+            result = self.obj.execute(copy.deepcopy(case))
+        except (Exception, SystemExit) as exc:
+            return Answer(
+                kind="crashed",
+                message=f"execute raised {type(exc).__name__}: {exc}",
+                elapsed_s=time.monotonic() - started,
+                stderr_tail=_traceback_tail(),
+            )
+        elapsed = time.monotonic() - started
+        problem = validate_result(case, result)
+        if problem is not None:
+            return Answer(kind="error", message=problem, elapsed_s=elapsed)
+        return Answer(kind="result", result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)

@@ -1,0 +1,98 @@
+"""Serve an in-process target over the exec protocol on stdin/stdout.
+
+    python -m conformance.targets.serve reference
+    python -m conformance.targets.serve python:my_pkg.target:MyTarget
+
+so that ``exec:python -m conformance.targets.serve reference`` runs the
+reference through the exec adapter (end-to-end tests, exec vs in-process
+timing, or timeouts and crash isolation for a Python target).
+
+Answers are passed through unvalidated: the exec adapter validates them. A
+malformed request gets ``{"id": ..., "status": "error", "message": ...}`` and
+serving goes on. An exception inside the object's execute (or an answer that
+cannot be written as JSON) is printed to stderr and ends the server with code
+1, which the exec adapter reports as a "crashed" outcome, as the in-process
+adapter would.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from typing import IO, Any
+
+from conformance.errors import ConformanceError
+from conformance.targets import load_in_process
+from conformance.targets.python_target import object_hello
+
+PROTOCOL = 1
+
+
+def _reply(out: IO[str], request_id: Any, answer: Any) -> None:
+    """Write one answer line; a non-dict answer is written as is, for the client to reject."""
+    message = {"id": request_id, **answer} if isinstance(answer, dict) else answer
+    out.write(json.dumps(message, separators=(",", ":")) + "\n")
+    out.flush()
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"status": "error", "message": message}
+
+
+def _handle(obj: Any, name: str, request: Any) -> Any:
+    """Answer one parsed request (without its id); exceptions from execute propagate."""
+    if not isinstance(request, dict):
+        return _error(f"request is a JSON {type(request).__name__}, not an object")
+    op = request.get("op")
+    if op == "hello":
+        if request.get("protocol") != PROTOCOL:
+            return _error(f"unsupported protocol {request.get('protocol')!r}; this server speaks {PROTOCOL}")
+        try:
+            return {"status": "ok", **object_hello(obj, name)}
+        except Exception as exc:
+            return _error(f"hello() failed: {exc!r}")
+    if op == "execute":
+        case = request.get("case")
+        if not isinstance(case, dict):
+            return _error('execute request needs "case" as an object')
+        return obj.execute(case)
+    return _error(f"unknown op {op!r}; expected 'hello' or 'execute'")
+
+
+def serve(spec: str, stdin: IO[str], stdout: IO[str]) -> int:
+    """Answer requests from stdin until EOF; return the process exit code."""
+    try:
+        obj, name = load_in_process(spec)
+    except ConformanceError as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return 2
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+        except ValueError as exc:
+            _reply(stdout, None, _error(f"request is not JSON: {exc}"))
+            continue
+        request_id = request.get("id") if isinstance(request, dict) else None
+        try:
+            _reply(stdout, request_id, _handle(obj, name, request))
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """Command-line entry: ``serve <spec>``; the object's prints go to stderr."""
+    if len(argv) != 1:
+        print("usage: python -m conformance.targets.serve reference|python:<module>:<attr>", file=sys.stderr)
+        return 2
+    protocol_out = sys.stdout
+    sys.stdout = sys.stderr  # keep stray print() calls off the protocol stream
+    return serve(argv[0], sys.stdin, protocol_out)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

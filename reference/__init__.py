@@ -1,0 +1,100 @@
+"""The numpy reference: from a case, the expected memory image of every region, or the rules it breaks.
+
+`expect(case_dict) -> result_dict` works on the pinned JSON shapes; `evaluate(Case) -> Result` on the data
+model. Legality comes from the spec's rules (reference.legality and the API modules' relations); the bytes
+move by vectorised index arithmetic (reference.transfer).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.case import Case, Result
+from conformance.errors import CaseError
+from reference import transfer as moves
+from reference.apis import MODULES
+from reference.call import Call, resolve
+from reference.legality import Breach, static_breaches
+from spec.loader import load_spec
+from spec.model import Spec
+
+# Common rules (spec/common.yaml) the memory stage cites.
+BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
+
+
+def expect(case: Any) -> dict:
+    """The expected result (v1 dict) of a case dict; a malformed case gets {"status": "error", ...}."""
+    try:
+        return evaluate(Case.from_json(case)).to_json()
+    except CaseError as error:
+        return Result.error(str(error)).to_json()
+
+
+def evaluate(case: Case, spec: Spec | None = None) -> Result:
+    """The expected outcome of one call under the suite's default readings."""
+    spec = spec or load_spec()
+    call = resolve(case, spec)
+    module = MODULES[call.api.name]
+    verdict, depends = _verdict(static_breaches(call, module.RELATIONS))
+    if verdict is not None:
+        return verdict
+    plan = module.plan(call)
+    memory_breaches, capacity_depends = _memory_breaches(call, plan)
+    verdict, more = _verdict(memory_breaches)
+    if verdict is not None:
+        return verdict
+    if moves.self_overlaps(plan):
+        return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
+    if moves.overlaps(call, plan, moves.extent(call, "src", plan.src_elements), moves.extent(call, "dst", plan.dst_elements)):
+        return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
+    return Result.ok(moves.apply(call, plan), _unique(depends + more + capacity_depends + plan.depends_on))
+
+
+def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:
+    return Result.unspecified((spec.rule(rule_id).id,), message)
+
+
+def _unique(ids: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(ids))
+
+
+def _verdict(breaches: list[Breach]) -> tuple[Result | None, tuple[str, ...]]:
+    """Rejected, unspecified, or (None, rule ids the legal outcome depends on)."""
+    illegal = [b for b in breaches if b.rule.illegal_by_default]
+    if illegal:
+        firm = [b for b in illegal if b.rule.status == "documented" and b.disputed_by is None]
+        depends = () if firm else _unique(tuple(b.rule.id for b in illegal if b.rule.status != "documented")
+                                          + tuple(b.disputed_by for b in illegal if b.disputed_by))
+        message = "; ".join(f"{b.rule.id}: {b.detail}" for b in illegal)
+        return Result.rejected(_unique(tuple(b.rule.id for b in illegal)), message, depends), ()
+    unspecified = [b for b in breaches if b.rule.status == "unspecified"]
+    if unspecified:
+        message = "; ".join(f"{b.rule.id}: {b.detail}" for b in unspecified)
+        return Result.unspecified(_unique(tuple(b.rule.id for b in unspecified)), message), ()
+    return None, _unique(tuple(b.rule.id for b in breaches))
+
+
+def _memory_breaches(call: Call, plan: moves.Transfer) -> tuple[list[Breach], tuple[str, ...]]:
+    """Accesses outside the case's regions or beyond a memory's capacity (with disputed capacities noted)."""
+    spec = call.spec
+    breaches, depends = [], []
+    for name, elements in (("src", plan.src_elements), ("dst", plan.dst_elements)):
+        span = moves.extent(call, name, elements)
+        if span is None:
+            continue
+        region = call.case.memory.get(span.memory)
+        where = f"{name} bytes [{span.start}, {span.stop}) of {span.memory}"
+        if region is None:
+            breaches.append(Breach(spec.rule(BOUNDS), f"{where}: the case has no {span.memory} region"))
+        elif not region.contains(span.start, span.stop):
+            breaches.append(Breach(spec.rule(BOUNDS), f"{where} leave the region [{region.address}, {region.end})"))
+        capacity = call.product.capacities.get(span.memory)
+        if capacity is None:
+            continue
+        readings = [capacity.bytes, *capacity.alternatives.values()]
+        if span.stop > capacity.bytes:
+            disputed_by = capacity.rule if span.stop <= max(readings) else None
+            breaches.append(Breach(spec.rule(CAPACITY), f"{where} exceed the {capacity.bytes}-B capacity on "
+                                                         f"{call.product.id}", disputed_by))
+        elif span.stop > min(readings):
+            depends.append(capacity.rule)
+    return breaches, tuple(depends)

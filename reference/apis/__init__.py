@@ -1,0 +1,13 @@
+"""One module per API: its transfer plan and its relational checks, keyed by the spec's API name."""
+from __future__ import annotations
+
+from types import ModuleType
+
+from reference.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
+
+MODULES: dict[str, ModuleType] = {
+    "DataCopy": datacopy,
+    "DataCopySlice": datacopy_slice,
+    "LoadData2D": loaddata2d,
+    "DataCopyNz2Nd": datacopy_nz2nd,
+}

@@ -1,0 +1,70 @@
+"""DataCopy: count form, DataCopyParams form and the mixed-type C1 -> C2 form (000; semantics.md 3.1).
+
+Burst i of a DataCopyParams call moves `blockLen` route units; the route units and whether the gaps count
+end-to-start or start-to-start come from the spec's `semantics.units` for the destination position.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference.call import Call
+from reference.transfer import Transfer
+from spec.model import Rule, TransferUnits
+
+
+def _units(call: Call) -> TransferUnits:
+    return call.api.units_for(call.case.dst.position)
+
+
+def _count_blocks(call: Call, units: TransferUnits) -> int:
+    """Route units a count form moves: count * sizeof(T) rounded down (000 Table 2 NOTE, D8)."""
+    return call.params["count"] * call.src_dtype.size // units.count_round_bytes
+
+
+def count_fills_unit(call: Call, rule: Rule) -> str | None:
+    if "count" not in call.params:
+        return None
+    units = _units(call)
+    if _count_blocks(call, units) >= 1:
+        return None
+    return (f"count {call.params['count']} x {call.src_dtype.size} B < one {units.count_round_bytes}-B route unit: "
+            f"nothing would move (blockLen 0)")
+
+
+RELATIONS = {"count_fills_unit": count_fills_unit}
+
+
+def _burst_starts(count: int, burst_bytes: int, gap: int, gap_bytes: int, start_to_start: bool) -> np.ndarray:
+    pitch = gap * gap_bytes if start_to_start else burst_bytes + gap * gap_bytes
+    return np.arange(count, dtype=np.int64) * pitch
+
+
+def plan(call: Call) -> Transfer:
+    units = _units(call)
+    params = call.params
+    src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
+    depends = []
+    if "count" in params:
+        block_count, block_len, src_gap, dst_gap = 1, _count_blocks(call, units), 0, 0
+        alternative = params["count"] * src_size // call.api.default_units.count_round_bytes
+        if alternative * call.api.default_units.count_round_bytes != block_len * units.count_round_bytes:
+            depends.append(units.depends_on.get("count_rounding"))
+    else:
+        block_count, block_len = params["blockCount"], params["blockLen"]
+        src_gap, dst_gap = params["srcGap"], params["dstGap"]
+        if block_count > 1:
+            depends.append(units.depends_on.get("multi_burst"))
+            if dst_gap != 0:
+                depends.append(units.depends_on.get("dst_gap"))
+    if src_size != dst_size or call.src_dtype.name != call.dst_dtype.name:
+        depends.append(units.depends_on.get("mixed_dtypes"))
+    src_burst = units.block_bytes * block_len          # block_side: src — the unit counts source bytes
+    elements = src_burst // src_size
+    dst_burst = elements * dst_size
+    src_starts = _burst_starts(block_count, src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
+    dst_starts = _burst_starts(block_count, dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
+    within = np.arange(elements, dtype=np.int64)
+    return Transfer(
+        src_elements=((src_starts // src_size)[:, None] + within).ravel(),
+        dst_elements=((dst_starts // dst_size)[:, None] + within).ravel(),
+        depends_on=tuple(rule for rule in depends if rule))

@@ -1,0 +1,41 @@
+"""DataCopy with Nz2NdParamsFull (003; semantics.md 3.4): NZ matrices in UB to ND rows in GM.
+
+dst[m*dstNdMatrixStride + r*dstDStride + c] = src[m*256*srcNdMatrixStride + (c/16)*16*srcNStride + 16r + c%16]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference.call import Call
+from reference.transfer import Transfer
+from spec.model import Rule
+
+
+def row_overlap(call: Call, rule: Rule) -> str | None:
+    p = call.params
+    if p["nValue"] > 1 and p["dstDStride"] < p["dValue"]:
+        return f"dstDStride {p['dstDStride']} < dValue {p['dValue']}: destination rows overlap"
+    return None
+
+
+def vendor_divisibility(call: Call, rule: Rule) -> str | None:
+    p = call.params
+    unit = call.api.constant("src_matrix_stride_unit")
+    if p["ndNum"] != 1 and p["nValue"] and (p["srcNdMatrixStride"] * unit) % (p["nValue"] * call.src_dtype.size):
+        return f"(srcNdMatrixStride*{unit}) mod (nValue*sizeof(T)) != 0 with ndNum {p['ndNum']}"
+    return None
+
+
+RELATIONS = {"row_overlap": row_overlap, "vendor_divisibility": vendor_divisibility}
+
+
+def plan(call: Call) -> Transfer:
+    p = call.params
+    block = call.api.constant("column_block")
+    matrix = np.arange(p["ndNum"], dtype=np.int64)[:, None, None]
+    row = np.arange(p["nValue"], dtype=np.int64)[None, :, None]
+    col = np.arange(p["dValue"], dtype=np.int64)[None, None, :]
+    src = (matrix * call.api.constant("src_matrix_stride_unit") * p["srcNdMatrixStride"]
+           + (col // block) * call.api.constant("src_n_stride_unit") * p["srcNStride"] + block * row + col % block)
+    dst = matrix * p["dstNdMatrixStride"] + row * p["dstDStride"] + col
+    return Transfer(src_elements=src.ravel(), dst_elements=dst.ravel())

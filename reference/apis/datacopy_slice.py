@@ -1,0 +1,154 @@
+"""DataCopy with SliceInfo (001; semantics.md 3.2): N-dimensional slices between GM and UB.
+
+In dimension d an operand holds N_d slices of L_d elements (L_0 = burstLen*32/sizeof(T), L_d = 1 above),
+`stride` elements apart (end to start); slices map one to one in (row, slice, element) order.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from reference.call import Call
+from reference.transfer import Transfer
+from spec.model import Rule
+
+OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
+
+
+def _infos(call: Call) -> dict[str, Sequence[dict]]:
+    dims = min(call.params["dimValue"], *(len(call.params[key]) for _, key in OPERANDS))
+    return {name: call.params[key][:max(dims, 0)] for name, key in OPERANDS}
+
+
+def _slice_length(call: Call, infos: Sequence[dict]) -> int:
+    """L_0 in elements: burstLen DataBlocks of the dtype."""
+    return infos[0]["burstLen"] * call.api.constant("datablock_bytes") // call.src_dtype.size if infos else 0
+
+
+def _counts(call: Call, infos: Sequence[dict]) -> list[int | None]:
+    """N_d per dimension from end - start + 1 = N*L + (N-1)*stride, or None where no positive N fits exactly."""
+    counts = []
+    for d, info in enumerate(infos):
+        length = _slice_length(call, infos) if d == 0 else 1
+        span, stride = info["endIndex"] - info["startIndex"] + 1, info["stride"]
+        pitch = length + stride
+        fits = length >= 1 and span >= 1 and (span + stride) % pitch == 0
+        counts.append((span + stride) // pitch if fits else None)
+    return counts
+
+
+def info_count(call: Call, rule: Rule) -> str | None:
+    wrong = [f"{key} has {len(call.params[key])}" for _, key in OPERANDS if len(call.params[key]) != call.params["dimValue"]]
+    return f"dimValue = {call.params['dimValue']} but {', '.join(wrong)} entries" if wrong else None
+
+
+def sliceinfo_ctype(call: Call, rule: Rule) -> str | None:
+    fields = call.api.structs["SliceInfo"]
+    for _, key in OPERANDS:
+        for i, info in enumerate(call.params[key]):
+            for name, field in fields.items():
+                low, high = call.spec.ctypes[field.ctype]
+                if not low <= info[name] <= high:
+                    return f"{key}[{i}].{name} = {info[name]} is outside {field.ctype} [{low}, {high}]"
+    return None
+
+
+def burstlen_equal(call: Call, rule: Rule) -> str | None:
+    infos = _infos(call)
+    for d, (src, dst) in enumerate(zip(infos["src"], infos["dst"])):
+        if src["burstLen"] != dst["burstLen"]:
+            return f"srcSliceInfo[{d}].burstLen = {src['burstLen']} != dstSliceInfo[{d}].burstLen = {dst['burstLen']}"
+    return None
+
+
+def burstlen_outer(call: Call, rule: Rule) -> str | None:
+    for name, infos in _infos(call).items():
+        for d, info in enumerate(infos[1:], start=1):
+            if info["burstLen"] != 1:
+                return f"{name}SliceInfo[{d}].burstLen = {info['burstLen']}, must be 1 for d >= 1"
+    return None
+
+
+def index_order(call: Call, rule: Rule) -> str | None:
+    for name, infos in _infos(call).items():
+        for d, info in enumerate(infos):
+            if info["startIndex"] > info["endIndex"]:
+                return f"{name}SliceInfo[{d}]: startIndex {info['startIndex']} > endIndex {info['endIndex']}"
+    return None
+
+
+def end_in_shape(call: Call, rule: Rule) -> str | None:
+    for name, infos in _infos(call).items():
+        for d, info in enumerate(infos):
+            if info["endIndex"] > info["shapeValue"]:
+                return f"{name}SliceInfo[{d}]: endIndex {info['endIndex']} > shapeValue {info['shapeValue']}"
+    return None
+
+
+def end_at_shape(call: Call, rule: Rule) -> str | None:
+    for name, infos in _infos(call).items():
+        for d, info in enumerate(infos):
+            if info["endIndex"] == info["shapeValue"]:
+                return f"{name}SliceInfo[{d}]: endIndex == shapeValue == {info['endIndex']}"
+    return None
+
+
+def slice_count(call: Call, rule: Rule) -> str | None:
+    for name, infos in _infos(call).items():
+        for d, count in enumerate(_counts(call, infos)):
+            if count is None:
+                info = infos[d]
+                return (f"{name}SliceInfo[{d}]: endIndex - startIndex + 1 = {info['endIndex'] - info['startIndex'] + 1} "
+                        f"is not N*L + (N-1)*stride for any N >= 1 (stride {info['stride']})")
+    return None
+
+
+def count_match(call: Call, rule: Rule) -> str | None:
+    infos = _infos(call)
+    src, dst = _counts(call, infos["src"]), _counts(call, infos["dst"])
+    for d, (n_src, n_dst) in enumerate(zip(src, dst)):
+        if n_src is not None and n_dst is not None and n_src != n_dst:
+            return f"dimension {d}: {n_src} source slices vs {n_dst} destination slices"
+    return None
+
+
+def ub_slice_align(call: Call, rule: Rule) -> str | None:
+    block = call.api.constant("datablock_bytes")
+    for name, infos in _infos(call).items():
+        if call.operand(name).position == "GM" or None in _counts(call, infos):
+            continue
+        starts = _slice_starts(call, infos) * call.src_dtype.size
+        if starts.size and np.any(starts % block):
+            first = int(starts[np.nonzero(starts % block)[0][0]])
+            return f"a {name} slice starts {first} B from the UB operand, not on a {block}-B boundary"
+    return None
+
+
+RELATIONS = {"info_count": info_count, "sliceinfo_ctype": sliceinfo_ctype, "burstlen_equal": burstlen_equal,
+             "burstlen_outer": burstlen_outer, "index_order": index_order, "end_in_shape": end_in_shape,
+             "end_at_shape": end_at_shape, "slice_count": slice_count, "count_match": count_match,
+             "ub_slice_align": ub_slice_align}
+
+
+def _slice_starts(call: Call, infos: Sequence[dict]) -> np.ndarray:
+    """Element offset of every slice's first element, in (row, slice) order (outer dimensions first)."""
+    counts = _counts(call, infos)
+    length = _slice_length(call, infos)
+    first = infos[0]
+    offsets = first["startIndex"] + np.arange(counts[0], dtype=np.int64) * (length + first["stride"])
+    pitch = first["shapeValue"]
+    for d in range(1, len(infos)):
+        info = infos[d]
+        rows = (info["startIndex"] + np.arange(counts[d], dtype=np.int64) * (1 + info["stride"])) * pitch
+        offsets = (rows[:, None] + offsets.reshape(1, -1)).ravel()
+        pitch *= info["shapeValue"]
+    return offsets
+
+
+def plan(call: Call) -> Transfer:
+    infos = _infos(call)
+    within = np.arange(_slice_length(call, infos["src"]), dtype=np.int64)
+    src = (_slice_starts(call, infos["src"])[:, None] + within).ravel()
+    dst = (_slice_starts(call, infos["dst"])[:, None] + within).ravel()
+    return Transfer(src_elements=src, dst_elements=dst)

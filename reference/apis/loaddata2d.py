@@ -1,0 +1,62 @@
+"""LoadData with LoadData2DParams (002; semantics.md 3.3): whole 512-B fractals, optionally transposed.
+
+Repeat i copies source fractal startIndex + i*srcStride into destination slot i*(dstGap + 1); products named
+by the spec's `dst_gap_ignored_by` rule place the fractals contiguously (D24).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from reference.call import Call
+from reference.transfer import Transfer
+from spec.model import Rule
+
+
+def transpose_route(call: Call, rule: Rule) -> str | None:
+    route = (call.case.src.position, call.case.dst.position)
+    if not call.params["ifTranspose"] or route in {tuple(r) for r in rule.args["routes"]}:
+        return None
+    return f"ifTranspose = true on {route[0]} -> {route[1]}"
+
+
+def transpose_dtype(call: Call, rule: Rule) -> str | None:
+    dtype = call.case.src.dtype
+    allowed = set(rule.args["dtypes"]) | set(rule.args.get("disputed", ()))
+    if not call.params["ifTranspose"] or dtype in allowed:
+        return None
+    return f"ifTranspose = true with {dtype}"
+
+
+def transpose_dtype_disputed(call: Call, rule: Rule) -> str | None:
+    dtype = call.case.src.dtype
+    if call.params["ifTranspose"] and dtype in rule.args["dtypes"]:
+        return f"ifTranspose = true with {dtype}"
+    return None
+
+
+RELATIONS = {"transpose_route": transpose_route, "transpose_dtype": transpose_dtype,
+             "transpose_dtype_disputed": transpose_dtype_disputed}
+
+
+def plan(call: Call) -> Transfer:
+    params, size = call.params, call.src_dtype.size
+    fractal = call.api.constant("fractal_bytes") // size
+    repeats = np.arange(params["repeatTimes"], dtype=np.int64)
+    source = params["startIndex"] + repeats * params["srcStride"]
+    depends = ()
+    ignored_by = call.api.dst_gap_ignored_by
+    if ignored_by and call.spec.rule(ignored_by).applies_to(call.product.id):
+        slots = repeats
+        if params["dstGap"]:
+            depends = (ignored_by,)
+    else:
+        slots = repeats * (params["dstGap"] + 1)
+    within = np.arange(fractal, dtype=np.int64)
+    if params["ifTranspose"]:
+        side = call.api.constant("transpose_side")
+        row, col = np.divmod(within, side)
+        src_within = col * side + row          # dst[16r + c] = src[16c + r]
+    else:
+        src_within = within
+    return Transfer(src_elements=(source[:, None] * fractal + src_within).ravel(),
+                    dst_elements=(slots[:, None] * fractal + within).ravel(), depends_on=depends)

@@ -1,0 +1,96 @@
+"""A case resolved against the spec: the product, API, form, dtypes and memories one call works with.
+
+Building a `Call` is where a malformed case is refused (CaseError): unknown product, position, dtype or
+memory, params that match no form of the API, or values of the wrong type. Whether the call is *legal*
+is decided later, by the rules (reference.legality).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from conformance.case import Case
+from conformance.errors import CaseError
+from spec.model import Api, Dtype, Field, Form, Product, Spec
+
+
+@dataclass(frozen=True)
+class Call:
+    case: Case
+    spec: Spec
+    api: Api
+    product: Product
+    form: Form
+    src_dtype: Dtype
+    dst_dtype: Dtype
+    src_memory: str | None
+    dst_memory: str | None
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return self.case.params
+
+    def operand(self, name: str):
+        return self.case.src if name == "src" else self.case.dst
+
+    def dtype(self, name: str) -> Dtype:
+        return self.src_dtype if name == "src" else self.dst_dtype
+
+    def memory(self, name: str) -> str | None:
+        return self.src_memory if name == "src" else self.dst_memory
+
+
+def resolve(case: Case, spec: Spec) -> Call:
+    """Resolve names and the parameter form; raise CaseError naming the first thing that is malformed."""
+    product_id = spec.resolve_product(case.product)
+    if product_id is None:
+        known = ", ".join(p.id for p in spec.products)
+        raise CaseError(f"case.product: unknown product {case.product!r}; expected one of {known} or an alias")
+    product = spec.product(product_id)
+    api = spec.apis[case.api]
+    for name, operand in (("src", case.src), ("dst", case.dst)):
+        if operand.position not in spec.positions:
+            raise CaseError(f"case.{name}.position: unknown TPosition {operand.position!r}; "
+                            f"expected one of {', '.join(spec.positions)}")
+        if operand.dtype not in spec.dtypes:
+            raise CaseError(f"case.{name}.dtype: unknown dtype {operand.dtype!r}; "
+                            f"expected one of {', '.join(spec.dtypes)}")
+    for memory in case.memory:
+        if memory not in spec.memories:
+            raise CaseError(f"case.memory.{memory}: unknown memory; expected one of {', '.join(spec.memories)}")
+    mixed = case.src.dtype != case.dst.dtype
+    form = _form_of(api, case.params, mixed)
+    for name, field in form.fields.items():
+        _check_value(spec, api, f"case.params.{name}", field, case.params[name])
+    return Call(case, spec, api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
+                product.memory_of(case.src.position), product.memory_of(case.dst.position))
+
+
+def _form_of(api: Api, params: Mapping[str, Any], mixed: bool) -> Form:
+    """The form whose fields are exactly the params' keys; with differing dtypes a mixed form wins."""
+    matches = [form for form in api.forms.values() if set(form.fields) == set(params)]
+    if not matches:
+        expected = "; ".join(f"{form.name}: {{{', '.join(form.fields)}}}" for form in api.forms.values())
+        raise CaseError(f"case.params: keys {{{', '.join(params)}}} match no parameter form of {api.name} "
+                        f"(expected exactly the keys of one form — {expected})")
+    preferred = [form for form in matches if form.mixed_dtypes == mixed]
+    return (preferred or matches)[0]
+
+
+def _check_value(spec: Spec, api: Api, where: str, field: Field, value: Any) -> None:
+    """Types only: a value of the right type but outside its range is a rule matter, not a format one."""
+    if field.array_of is not None:
+        fields = api.structs[field.array_of]
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise CaseError(f"{where}: expected a list of {field.array_of} objects, got {value!r}")
+        for i, item in enumerate(value):
+            if set(item) != set(fields):
+                raise CaseError(f"{where}[{i}]: expected exactly the keys {{{', '.join(fields)}}}, got {{{', '.join(item)}}}")
+            for name, sub in fields.items():
+                _check_value(spec, api, f"{where}[{i}].{name}", sub, item[name])
+        return
+    if field.ctype == "bool":
+        if not isinstance(value, bool):
+            raise CaseError(f"{where}: expected true or false, got {value!r}")
+    elif isinstance(value, bool) or not isinstance(value, int):
+        raise CaseError(f"{where}: expected an integer ({field.ctype}), got {value!r}")

@@ -1,0 +1,425 @@
+"""Load and validate the YAML of spec/ into a `spec.model.Spec`.
+
+Each file is parsed with yaml's safe loader, validated against spec/schema/spec.schema.json (the `$defs`
+entry named by its `kind`), then cross-checked (unknown products, dtypes, positions, rules, min > max, ...).
+Every problem becomes a `SpecIssue` naming file, line, key and what was expected; all are collected and
+raised together as one `SpecError`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from pathlib import Path as FsPath
+from typing import Any, Iterable
+
+import jsonschema
+import yaml
+
+from spec import model
+from spec.errors import SpecError, SpecIssue
+
+SPEC_DIR = FsPath(__file__).resolve().parent
+SCHEMA_FILE = SPEC_DIR / "schema" / "spec.schema.json"
+FILE_KINDS = ("dtypes", "products", "disputes", "common", "api")
+
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def default_files() -> list[FsPath]:
+    return sorted(SPEC_DIR.glob("*.yaml"))
+
+
+@lru_cache(maxsize=4)
+def _load_cached(files: tuple[FsPath, ...]) -> model.Spec:
+    return _Builder(files).build()
+
+
+def load_spec(files: Iterable[FsPath | str] | None = None) -> model.Spec:
+    """The validated spec, from the packaged YAML or from `files`. Cached: parsing happens once per set."""
+    chosen = tuple(sorted(FsPath(f).resolve() for f in files)) if files is not None else tuple(default_files())
+    return _load_cached(chosen)
+
+
+def files_with_overrides(overrides: Iterable[FsPath | str]) -> list[FsPath]:
+    """The packaged spec files, each replaced by a given file of the same name; other given files added."""
+    given = {FsPath(f).name: FsPath(f) for f in overrides}
+    chosen = [given.pop(f.name, f) for f in default_files()]
+    return chosen + list(given.values())
+
+
+# --- parsing with line numbers --------------------------------------------------------------------
+
+def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None) -> dict:
+    """Map every key path of a composed YAML document to its 1-based line."""
+    index = {} if index is None else index
+    index[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            child = path + (key_node.value,)
+            _line_index(value_node, child, index)
+            index[child] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for position, item in enumerate(node.value):
+            _line_index(item, path + (position,), index)
+    return index
+
+
+class _File:
+    """One parsed spec file with a way to find the line of any key path."""
+
+    def __init__(self, path: FsPath, issues: list[SpecIssue]):
+        self.path = path
+        self.name = path.name
+        self.data: Any = None
+        self.lines: dict = {}
+        try:
+            text = path.read_text(encoding="utf-8")
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            self.data = yaml.safe_load(text)
+            if node is not None:
+                self.lines = _line_index(node)
+        except OSError as error:
+            issues.append(SpecIssue(self.name, None, "", f"cannot read the file: {error.strerror}"))
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            line = mark.line + 1 if mark else None
+            problem = getattr(error, "problem", None) or str(error)
+            issues.append(SpecIssue(self.name, line, "", f"not valid YAML: {problem}"))
+
+    def line(self, path: tuple) -> int | None:
+        """The line of `path`, or of its nearest ancestor that has one."""
+        while path not in self.lines and path:
+            path = path[:-1]
+        return self.lines.get(path)
+
+    def issue(self, path: tuple, message: str) -> SpecIssue:
+        return SpecIssue(self.name, self.line(path), ".".join(str(p) for p in path), message)
+
+
+def _describe_schema_error(error: jsonschema.ValidationError) -> str:
+    """Turn a jsonschema error into a sentence that says what was expected."""
+    validator = error.validator
+    if validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        return f"unknown key(s) {', '.join(repr(k) for k in extra)}{hint}"
+    if validator == "required":
+        return f"{error.message}; add it"
+    if validator == "type":
+        return f"expected {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"
+    if validator in ("enum", "const"):
+        expected = error.validator_value if validator == "enum" else [error.validator_value]
+        return f"{error.instance!r} is not one of: {', '.join(map(str, expected))}"
+    return error.message
+
+
+def _unwrap(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For oneOf/anyOf failures report the most specific sub-error."""
+    if error.context:
+        best = jsonschema.exceptions.best_match(error.context)
+        if best is not None and list(best.absolute_path) != list(error.absolute_path) or best.validator != "type":
+            return best
+    return error
+
+
+# --- building the model ---------------------------------------------------------------------------
+
+class _Builder:
+    def __init__(self, files: Iterable[FsPath]):
+        self.issues: list[SpecIssue] = []
+        self.path_deps: list[tuple] = []
+        self.rule_refs: list[tuple] = []
+        self.files = [_File(FsPath(f), self.issues) for f in files]
+
+    def build(self) -> model.Spec:
+        by_kind: dict[str, list[_File]] = {kind: [] for kind in FILE_KINDS}
+        for f in self.files:
+            if f.data is None and not any(i.file == f.name for i in self.issues):
+                self.issues.append(SpecIssue(f.name, 1, "", "the file is empty; expected a mapping with 'kind'"))
+            if f.data is None:
+                continue
+            if self._validate(f):
+                by_kind[f.data["kind"]].append(f)
+        for kind in ("dtypes", "products", "disputes", "common"):
+            if len(by_kind[kind]) != 1 and not self.issues:
+                names = ", ".join(f.name for f in by_kind[kind]) or "none"
+                self.issues.append(SpecIssue(names, None, "kind", f"exactly one file of kind '{kind}' is needed, found {names}"))
+        if self.issues:
+            raise SpecError(self.issues)
+        self.dtypes_file = by_kind["dtypes"][0]
+        self.products_file = by_kind["products"][0]
+        dtypes = self._dtypes()
+        products = self._products()
+        disputes = self._disputes(by_kind["disputes"][0])
+        rules: dict[str, model.Rule] = {}
+        common = tuple(self._rules(by_kind["common"][0], None, rules))
+        apis: dict[str, model.Api] = {}
+        for f in by_kind["api"]:
+            name = f.data["api"]
+            if name in apis:
+                self.issues.append(f.issue(("api",), f"API '{name}' is defined twice (also in {apis[name].file}); keep one file per API"))
+                continue
+            apis[name] = self._api(f, rules)
+        self._cross_check(rules, disputes, apis)
+        if self.issues:
+            raise SpecError(self.issues)
+        aliases = {}
+        for product in products:
+            aliases[product.id] = product.id
+            for alias in product.aliases:
+                aliases[alias] = product.id
+                aliases[alias.lower()] = product.id
+        paths = {}
+        for api in apis.values():
+            for path in api.paths:
+                paths[(path.api, path.product, path.src, path.dst, path.src_dtype, path.dst_dtype)] = path
+        digest = hashlib.sha256()
+        for f in sorted(self.files, key=lambda f: f.name):
+            digest.update(f.name.encode() + b"\0" + f.path.read_bytes() + b"\0")
+        return model.Spec(
+            dtypes=model.frozen_map(dtypes), dtype_groups=model.frozen_map(self.groups),
+            ctypes=model.frozen_map(self.ctypes), memories=tuple(self.products_file.data["memories"]),
+            positions=tuple(self.products_file.data["positions"]), products=tuple(products),
+            apis=model.frozen_map(apis), common_rules=common, disputes=model.frozen_map(disputes),
+            digest=digest.hexdigest()[:16], _rules=model.frozen_map(rules),
+            _aliases=model.frozen_map(aliases), _paths=model.frozen_map(paths))
+
+    def _validate(self, f: _File) -> bool:
+        data = f.data
+        if not isinstance(data, dict) or data.get("kind") not in FILE_KINDS:
+            got = data.get("kind") if isinstance(data, dict) else type(data).__name__
+            self.issues.append(f.issue(("kind",), f"top-level 'kind' must be one of {', '.join(FILE_KINDS)}, got {got!r}"))
+            return False
+        schema = dict(_schema())
+        schema = {"$ref": f"#/$defs/{data['kind']}", "$defs": schema["$defs"]}
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        for error in errors:
+            error = _unwrap(error)
+            self.issues.append(f.issue(tuple(error.absolute_path), _describe_schema_error(error)))
+        return not errors
+
+    # Each helper below reads one part; `known` checks collect issues instead of raising.
+    def _known(self, f: _File, path: tuple, value: str, known: Iterable[str], what: str) -> bool:
+        known = list(known)
+        if value in known:
+            return True
+        self.issues.append(f.issue(path, f"unknown {what} {value!r}; expected one of: {', '.join(known)}"))
+        return False
+
+    def _dtypes(self) -> dict[str, model.Dtype]:
+        f = self.dtypes_file
+        dtypes = {name: model.Dtype(name, d["size"], d["numeric"]) for name, d in f.data["dtypes"].items()}
+        self.groups = {}
+        for group, names in f.data["groups"].items():
+            for i, name in enumerate(names):
+                self._known(f, ("groups", group, i), name, dtypes, "dtype")
+            self.groups[group] = tuple(names)
+        self.ctypes = {}
+        for name, bounds in f.data["ctypes"].items():
+            if bounds["min"] > bounds["max"]:
+                self.issues.append(f.issue(("ctypes", name), f"min {bounds['min']} > max {bounds['max']}"))
+            self.ctypes[name] = (bounds["min"], bounds["max"])
+        self.dtype_names = dtypes
+        return dtypes
+
+    def _products(self) -> list[model.Product]:
+        f = self.products_file
+        memories, positions = f.data["memories"], f.data["positions"]
+        products = []
+        seen: set[str] = set()
+        for i, p in enumerate(f.data["products"]):
+            if p["id"] in seen:
+                self.issues.append(f.issue(("products", i, "id"), f"product id {p['id']!r} is defined twice"))
+            seen.add(p["id"])
+            for position, memory in p["positions"]["map"].items():
+                base = ("products", i, "positions", "map", position)
+                self._known(f, base, position, positions, "TPosition")
+                self._known(f, base, memory, memories, "memory")
+            capacities = {}
+            for memory, c in p["capacities"].items():
+                self._known(f, ("products", i, "capacities", memory), memory, memories, "memory")
+                capacities[memory] = model.Capacity(memory, c["bytes"], c["status"], _citation(c["citation"]),
+                                                    c.get("rule"), model.frozen_map(c.get("alternatives")))
+            products.append(model.Product(
+                id=p["id"], display_name=p["display_name"], seed_names=tuple(p["seed_names"]),
+                aliases=tuple(p["aliases"]), arch=p["arch"], status=p["status"], citation=_citation(p["citation"]),
+                positions=model.frozen_map(p["positions"]["map"]), positions_status=p["positions"]["status"],
+                positions_dispute=p["positions"].get("dispute"), capacities=model.frozen_map(capacities)))
+        self.product_ids = [p.id for p in products]
+        self.position_names = positions
+        self.product_list = products
+        return products
+
+    def _disputes(self, f: _File) -> dict[str, model.DisputePoint]:
+        points = {}
+        for i, d in enumerate(f.data["points"]):
+            if d["id"] in points:
+                self.issues.append(f.issue(("points", i, "id"), f"disputed point {d['id']!r} is defined twice"))
+            points[d["id"]] = model.DisputePoint(d["id"], d["title"], d["seed"], d["vendor"], d["default"],
+                                                 model.frozen_map(d["alternatives"]))
+        self.dispute_file = f
+        return points
+
+    def _products_sel(self, f: _File, path: tuple, value: Any) -> tuple[str, ...]:
+        if value == "all":
+            return tuple(self.product_ids)
+        for i, name in enumerate(value):
+            self._known(f, path + (i,), name, self.product_ids, "product")
+        return tuple(value)
+
+    def _rules(self, f: _File, api: str | None, rules: dict[str, model.Rule]) -> list[model.Rule]:
+        built = []
+        for i, r in enumerate(f.data["rules"]):
+            path = ("rules", i)
+            if r["id"] in rules:
+                other = rules[r["id"]]
+                self.issues.append(f.issue(path + ("id",), f"rule id {r['id']!r} is already used in {other.file}:{other.line}; rule ids are unique and never reused"))
+                continue
+            if "min" in r and "max" in r and r["min"] > r["max"]:
+                self.issues.append(f.issue(path + ("min",), f"min {r['min']} > max {r['max']}; expected min <= max"))
+            for key in ("positions", "except_positions"):
+                for j, position in enumerate(r.get("where", {}).get(key, [])):
+                    self._known(f, path + ("where", key, j), position, self.position_names, "TPosition")
+            for j, route in enumerate(r.get("routes", [])):
+                for k, position in enumerate(route):
+                    self._known(f, path + ("routes", j, k), position, self.position_names, "TPosition")
+            where = r.get("where")
+            default_outcome = r.get("default_outcome", "legal" if r["status"] == "vendor-only" else "illegal")
+            rule = model.Rule(
+                id=r["id"], api=api, kind=r["kind"], status=r["status"],
+                products=self._products_sel(f, path + ("products",), r["products"]),
+                citation=_citation(r["citation"]), description=r["description"], file=f.name,
+                line=f.line(path), dispute=r.get("dispute"), default_outcome=default_outcome,
+                field=r.get("field"), min=r.get("min"), max=r.get("max"), multiple=r.get("multiple"),
+                operands=tuple(r.get("operands", ())),
+                where=model.Where(where.get("space"), tuple(where.get("positions", ())),
+                                  tuple(where.get("except_positions", ()))) if where else None,
+                bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
+                routes=tuple(tuple(route) for route in r.get("routes", ())))
+            rules[rule.id] = rule
+            built.append(rule)
+        return built
+
+    def _fields(self, f: _File, path: tuple, fields: dict, structs: dict) -> dict[str, model.Field]:
+        built = {}
+        for name, fd in fields.items():
+            if "ctype" in fd:
+                self._known(f, path + (name, "ctype"), fd["ctype"], self.ctypes, "C type")
+            if "array_of" in fd:
+                self._known(f, path + (name, "array_of"), fd["array_of"], structs, "struct")
+            built[name] = model.Field(name, fd["description"], fd.get("ctype"), fd.get("array_of"),
+                                      fd.get("default"), fd.get("unit"))
+        return built
+
+    def _dtype_list(self, f: _File, path: tuple, sel: dict) -> list[str]:
+        if "group" in sel:
+            if not self._known(f, path + ("group",), sel["group"], self.groups, "dtype group"):
+                return []
+            names = list(self.groups[sel["group"]])
+        else:
+            names = list(sel["names"])
+            for i, name in enumerate(names):
+                self._known(f, path + ("names", i), name, self.dtype_names, "dtype")
+        for i, name in enumerate(sel.get("except", [])):
+            self._known(f, path + ("except", i), name, names, "dtype to except")
+        return [n for n in names if n not in sel.get("except", [])]
+
+    def _api(self, f: _File, rules: dict[str, model.Rule]) -> model.Api:
+        data, name = f.data, f.data["api"]
+        structs = data["structs"]
+        struct_fields = {sname: model.frozen_map(self._fields(f, ("structs", sname, "fields"), s["fields"], structs))
+                         for sname, s in structs.items()}
+        forms = {}
+        for fname, fd in data["forms"].items():
+            if "struct" in fd:
+                if not self._known(f, ("forms", fname, "struct"), fd["struct"], structs, "struct"):
+                    continue
+                fields = struct_fields[fd["struct"]]
+            else:
+                fields = model.frozen_map(self._fields(f, ("forms", fname, "params"), fd["params"], structs))
+            forms[fname] = model.Form(fname, _citation(fd["citation"]), fields,
+                                      fd.get("struct"), fd.get("mixed_dtypes", False))
+        paths = []
+        for i, p in enumerate(data["paths"]):
+            base = ("paths", i)
+            for j, form in enumerate(p["forms"]):
+                self._known(f, base + ("forms", j), form, forms, "form")
+            for j, route in enumerate(p["routes"]):
+                for k, position in enumerate(route):
+                    self._known(f, base + ("routes", j, k), position, self.position_names, "TPosition")
+            if "dtypes" in p:
+                pairs = [(d, d) for d in self._dtype_list(f, base + ("dtypes",), p["dtypes"])]
+            else:
+                pairs = [tuple(pair) for pair in p["dtype_pairs"]]
+                for j, pair in enumerate(pairs):
+                    for k, d in enumerate(pair):
+                        self._known(f, base + ("dtype_pairs", j, k), d, self.dtype_names, "dtype")
+            products = self._products_sel(f, base + ("products",), p["products"])
+            for product in products:
+                for src, dst in p["routes"]:
+                    for src_dtype, dst_dtype in pairs:
+                        paths.append(model.Path(name, product, src, dst, src_dtype, dst_dtype, tuple(p["forms"]),
+                                                _citation(p["citation"]), tuple(p.get("depends_on", ()))))
+        self._check_unique_paths(f, paths)
+        semantics = data["semantics"]
+        units = []
+        for i, u in enumerate(semantics.get("units", [])):
+            for j, position in enumerate(u.get("dst_positions", [])):
+                self._known(f, ("semantics", "units", i, "dst_positions", j), position, self.position_names, "TPosition")
+            units.append(model.TransferUnits(
+                u["name"], tuple(u.get("dst_positions", ())), u["block_bytes"],
+                model.Gap(u["src_gap"]["bytes"], u["src_gap"]["measure"]),
+                model.Gap(u["dst_gap"]["bytes"], u["dst_gap"]["measure"]),
+                u["count_round_bytes"], _citation(u["citation"]), model.frozen_map(u.get("depends_on"))))
+            for condition, rule_id in u.get("depends_on", {}).items():
+                self.rule_refs.append((f, ("semantics", "units", i, "depends_on", condition), rule_id))
+        if "dst_gap_ignored_by" in semantics:
+            self.rule_refs.append((f, ("semantics", "dst_gap_ignored_by"), semantics["dst_gap_ignored_by"]))
+        api_rules = self._rules(f, name, rules)
+        for i, rule in enumerate(api_rules):
+            if rule.field and rule.kind in ("range", "multiple"):
+                fields = {fn for form in forms.values() for fn in form.fields}
+                self._known(f, ("rules", i, "field"), rule.field, sorted(fields), "parameter field")
+        self.path_deps += [(f, i, p.get("depends_on", [])) for i, p in enumerate(data["paths"])]
+        return model.Api(name, data["title"], _citation(data["citation"]), f.name, model.frozen_map(struct_fields),
+                         model.frozen_map(forms),
+                         tuple(paths), tuple(api_rules), model.frozen_map(semantics.get("constants")),
+                         tuple(units), semantics.get("dst_gap_ignored_by"))
+
+    def _check_unique_paths(self, f: _File, paths: list[model.Path]) -> None:
+        seen = set()
+        for path in paths:
+            key = (path.product, path.src, path.dst, path.src_dtype, path.dst_dtype)
+            if key in seen:
+                self.issues.append(f.issue(("paths",), f"path {path.label} is listed twice"))
+            seen.add(key)
+
+    def _cross_check(self, rules: dict[str, model.Rule], disputes: dict, apis: dict) -> None:
+        """References between files: disputes, rules named by paths and capacities."""
+        for rule in rules.values():
+            f = next(x for x in self.files if x.name == rule.file)
+            index = next(i for i, r in enumerate(f.data["rules"]) if r["id"] == rule.id)
+            if rule.dispute is not None:
+                self._known(f, ("rules", index, "dispute"), rule.dispute, disputes, "disputed point")
+        for f, path, rule_id in self.rule_refs:
+            self._known(f, path, rule_id, rules, "rule")
+        for f, i, deps in self.path_deps:
+            for j, dep in enumerate(deps):
+                self._known(f, ("paths", i, "depends_on", j), dep, rules, "rule")
+        pf = self.products_file
+        for i, p in enumerate(pf.data["products"]):
+            for memory, c in p["capacities"].items():
+                if "rule" in c:
+                    self._known(pf, ("products", i, "capacities", memory, "rule"), c["rule"], rules, "rule")
+            if "dispute" in p["positions"]:
+                self._known(pf, ("products", i, "positions", "dispute"), p["positions"]["dispute"], disputes, "disputed point")
+
+
+def _citation(data: dict) -> model.Citation:
+    return model.Citation(data["source"], data["section"])

@@ -1,0 +1,79 @@
+"""Small helpers to build case-format-v1 dicts and to check results in tests."""
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+Tensor = tuple[str, str, int]  # (TPosition, dtype C++ name, absolute byte address)
+
+
+def b64(data: bytes) -> str:
+    """Base64 text of raw bytes."""
+    return base64.b64encode(bytes(data)).decode("ascii")
+
+
+def unb64(text: str) -> bytes:
+    """Raw bytes of base64 text."""
+    return base64.b64decode(text)
+
+
+def region(address: int, data: bytes) -> dict:
+    """One memory region: start address and contents."""
+    return {"address": address, "data": b64(data)}
+
+
+def make_case(api: str, product: str, src: Tensor, dst: Tensor, params: dict,
+              memory: dict[str, bytes | tuple[int, bytes]]) -> dict:
+    """Case format v1; a memory value of plain bytes is a region starting at address 0."""
+    def tensor(t: Tensor) -> dict:
+        return {"position": t[0], "dtype": t[1], "address": t[2]}
+
+    return {
+        "case_format": 1, "api": api, "product": product,
+        "src": tensor(src), "dst": tensor(dst), "params": params,
+        "memory": {name: region(*(value if isinstance(value, tuple) else (0, value)))
+                   for name, value in memory.items()},
+    }
+
+
+def sentinel(n: int, seed: int) -> bytes:
+    """n deterministic pseudo-random bytes in [1, 255] (never 0), different per seed."""
+    state = (seed * 2654435761 + 1) & 0x7FFFFFFF
+    out = bytearray()
+    for _ in range(n):
+        state = (state * 1103515245 + 12345) & 0x7FFFFFFF
+        out.append((state >> 16) % 255 + 1)
+    return bytes(out)
+
+
+def region_bytes(result: dict, memory: str) -> bytes:
+    """Contents of one region of a result."""
+    return unb64(result["memory"][memory]["data"])
+
+
+def carry(result: dict, memory: str) -> tuple[int, bytes]:
+    """(address, bytes) of a result region, to feed the next call of a chain."""
+    return result["memory"][memory]["address"], region_bytes(result, memory)
+
+
+def words(data: bytes, es: int) -> np.ndarray:
+    """Writable copy of data as little-endian unsigned words of es bytes (bit-exact, NaN-safe)."""
+    return np.frombuffer(bytes(data), dtype=f"<u{es}").copy()
+
+
+def assert_memory(result: dict, case: dict, expected: dict[str, bytes]) -> None:
+    """The result is ok and holds exactly the case's regions, at the same addresses, with the
+    expected contents; regions missing from ``expected`` must be unchanged."""
+    assert result["status"] == "ok"
+    assert set(result["memory"]) == set(case["memory"])
+    for name, before in case["memory"].items():
+        assert result["memory"][name]["address"] == before["address"], name
+        want = expected.get(name, unb64(before["data"]))
+        got = region_bytes(result, name)
+        assert len(got) == len(want), name
+        assert got == want, f"{name}: first difference at byte {_first_difference(got, want)}"
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    return next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
