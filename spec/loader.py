@@ -53,18 +53,24 @@ def files_with_overrides(overrides: Iterable[FsPath | str]) -> list[FsPath]:
 
 # --- parsing with line numbers --------------------------------------------------------------------
 
-def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None) -> dict:
-    """Map every key path of a composed YAML document to its 1-based line."""
+def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None,
+                duplicates: list | None = None) -> dict:
+    """Map every key path of a composed YAML document to its 1-based line; note keys given twice."""
     index = {} if index is None else index
     index[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
+        seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             child = path + (key_node.value,)
-            _line_index(value_node, child, index)
-            index[child] = key_node.start_mark.line + 1
+            line = key_node.start_mark.line + 1
+            if key_node.value in seen and duplicates is not None:
+                duplicates.append((child, line, seen[key_node.value]))
+            seen.setdefault(key_node.value, line)
+            _line_index(value_node, child, index, duplicates)
+            index[child] = line
     elif isinstance(node, yaml.SequenceNode):
         for position, item in enumerate(node.value):
-            _line_index(item, path + (position,), index)
+            _line_index(item, path + (position,), index, duplicates)
     return index
 
 
@@ -81,7 +87,11 @@ class _File:
             node = yaml.compose(text, Loader=yaml.SafeLoader)
             self.data = yaml.safe_load(text)
             if node is not None:
-                self.lines = _line_index(node)
+                duplicates: list = []
+                self.lines = _line_index(node, duplicates=duplicates)
+                for path, line, first in duplicates:
+                    issues.append(SpecIssue(self.name, line, ".".join(map(str, path)),
+                                            f"key given twice (first at line {first}); keep one"))
         except OSError as error:
             issues.append(SpecIssue(self.name, None, "", f"cannot read the file: {error.strerror}"))
         except yaml.YAMLError as error:
@@ -122,7 +132,7 @@ def _unwrap(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
     """For oneOf/anyOf failures report the most specific sub-error."""
     if error.context:
         best = jsonschema.exceptions.best_match(error.context)
-        if best is not None and list(best.absolute_path) != list(error.absolute_path) or best.validator != "type":
+        if best is not None and (list(best.absolute_path) != list(error.absolute_path) or best.validator != "type"):
             return best
     return error
 
@@ -184,7 +194,8 @@ class _Builder:
         return model.Spec(
             dtypes=model.frozen_map(dtypes), dtype_groups=model.frozen_map(self.groups),
             ctypes=model.frozen_map(self.ctypes), memories=tuple(self.products_file.data["memories"]),
-            positions=tuple(self.products_file.data["positions"]), products=tuple(products),
+            positions=tuple(self.products_file.data["positions"]),
+            gm_window_bytes=self.products_file.data["gm_window_bytes"], products=tuple(products),
             apis=model.frozen_map(apis), common_rules=common, disputes=model.frozen_map(disputes),
             digest=digest.hexdigest()[:16], _rules=model.frozen_map(rules),
             _aliases=model.frozen_map(aliases), _paths=model.frozen_map(paths))

@@ -257,6 +257,7 @@ class Spec:
     ctypes: Mapping[str, tuple[int, int]]
     memories: tuple[str, ...]
     positions: tuple[str, ...]
+    gm_window_bytes: int
     products: tuple[Product, ...]
     apis: Mapping[str, Api]
     common_rules: tuple[Rule, ...]
@@ -286,7 +287,8 @@ class Spec:
             if product.id == product_id:
                 return product
         known = ", ".join(p.id for p in self.products)
-        raise KeyError(f"unknown product '{name}' (known: {known}; aliases: 910C, 910B, 310B, 310P)")
+        aliases = ", ".join(alias for p in self.products for alias in p.aliases)
+        raise KeyError(f"unknown product '{name}' (known: {known}; aliases: {aliases})")
 
     def paths(self, product: str | None = None, api: str | None = None) -> list[Path]:
         """Documented paths x dtypes, optionally for one product and/or one API."""

@@ -22,7 +22,7 @@ def _count_blocks(call: Call, units: TransferUnits) -> int:
 
 
 def count_fills_unit(call: Call, rule: Rule) -> str | None:
-    if "count" not in call.params:
+    if "count" not in call.params or call.params["count"] < 0:  # a negative count is the range rule's business
         return None
     units = _units(call)
     if _count_blocks(call, units) >= 1:
@@ -68,3 +68,21 @@ def plan(call: Call) -> Transfer:
         src_elements=((src_starts // src_size)[:, None] + within).ravel(),
         dst_elements=((dst_starts // dst_size)[:, None] + within).ravel(),
         depends_on=tuple(rule for rule in depends if rule))
+
+
+def locate(call: Call, dst_element: int) -> str:
+    """Which burst of the call writes destination element `dst_element` (counted from dst's start).
+
+    "burst 1 (of 2), element 5" for the DataCopyParams and mixed forms, "element 5 (of 512), count form"
+    for the count form; elements the call does not write are said to be so.
+    """
+    transfer = plan(call)
+    hits = np.flatnonzero(transfer.dst_elements == dst_element)
+    if hits.size == 0:
+        return f"dst element {dst_element}, which the call does not write"
+    index, total = int(hits[0]), int(transfer.dst_elements.size)
+    if "count" in call.params:
+        return f"element {index} (of {total}), count form"
+    bursts = call.params["blockCount"]
+    burst, within = divmod(index, total // bursts)
+    return f"burst {burst} (of {bursts}), element {within}"

@@ -39,3 +39,14 @@ def plan(call: Call) -> Transfer:
            + (col // block) * call.api.constant("src_n_stride_unit") * p["srcNStride"] + block * row + col % block)
     dst = matrix * p["dstNdMatrixStride"] + row * p["dstDStride"] + col
     return Transfer(src_elements=src.ravel(), dst_elements=dst.ravel())
+
+
+def locate(call: Call, dst_element: int) -> str:
+    """Which matrix, row and column of the ND output destination element `dst_element` is: "matrix 0, row 3, column 17"."""
+    p = call.params
+    transfer = plan(call)
+    hits = np.flatnonzero(transfer.dst_elements == dst_element)
+    if hits.size == 0:
+        return f"dst element {dst_element}, which the call does not write"
+    matrix, row, column = np.unravel_index(int(hits[0]), (p["ndNum"], p["nValue"], p["dValue"]))
+    return f"matrix {matrix}, row {row}, column {column}"

@@ -33,7 +33,7 @@ def _counts(call: Call, infos: Sequence[dict]) -> list[int | None]:
         length = _slice_length(call, infos) if d == 0 else 1
         span, stride = info["endIndex"] - info["startIndex"] + 1, info["stride"]
         pitch = length + stride
-        fits = length >= 1 and span >= 1 and (span + stride) % pitch == 0
+        fits = length >= 1 and span >= 1 and pitch > 0 and (span + stride) % pitch == 0
         counts.append((span + stride) // pitch if fits else None)
     return counts
 
@@ -97,8 +97,8 @@ def end_at_shape(call: Call, rule: Rule) -> str | None:
 def slice_count(call: Call, rule: Rule) -> str | None:
     for name, infos in _infos(call).items():
         for d, count in enumerate(_counts(call, infos)):
-            if count is None:
-                info = infos[d]
+            info = infos[d]
+            if count is None and info["startIndex"] <= info["endIndex"]:  # else index-order reports it
                 return (f"{name}SliceInfo[{d}]: endIndex - startIndex + 1 = {info['endIndex'] - info['startIndex'] + 1} "
                         f"is not N*L + (N-1)*stride for any N >= 1 (stride {info['stride']})")
     return None
@@ -116,7 +116,7 @@ def count_match(call: Call, rule: Rule) -> str | None:
 def ub_slice_align(call: Call, rule: Rule) -> str | None:
     block = call.api.constant("datablock_bytes")
     for name, infos in _infos(call).items():
-        if call.operand(name).position == "GM" or None in _counts(call, infos):
+        if not infos or call.operand(name).position == "GM" or None in _counts(call, infos):
             continue
         starts = _slice_starts(call, infos) * call.src_dtype.size
         if starts.size and np.any(starts % block):
@@ -152,3 +152,24 @@ def plan(call: Call) -> Transfer:
     src = (_slice_starts(call, infos["src"])[:, None] + within).ravel()
     dst = (_slice_starts(call, infos["dst"])[:, None] + within).ravel()
     return Transfer(src_elements=src, dst_elements=dst)
+
+
+def locate(call: Call, dst_element: int) -> str:
+    """Which row, slice and element of the slice copy writes `dst_element`: "row (j=1), slice 0, element 12"
+    (rows named j1, j2, ... from the innermost outer dimension when dimValue > 2; no row when dimValue is 1)."""
+    transfer = plan(call)
+    hits = np.flatnonzero(transfer.dst_elements == dst_element)
+    if hits.size == 0:
+        return f"dst element {dst_element}, which the call does not write"
+    infos = _infos(call)["dst"]
+    counts = _counts(call, infos)
+    length = _slice_length(call, _infos(call)["src"])
+    shape = tuple(counts[d] for d in range(len(infos) - 1, 0, -1)) + (counts[0], length)
+    index = np.unravel_index(int(hits[0]), shape)
+    rows, slice_, element = index[:-2][::-1], index[-2], index[-1]  # rows[0] is j1 (dimension 1)
+    text = f"slice {slice_}, element {element}"
+    if len(rows) == 1:
+        return f"row (j={rows[0]}), {text}"
+    if rows:
+        return "row (" + ", ".join(f"j{d}={j}" for d, j in enumerate(rows, start=1)) + f"), {text}"
+    return text

@@ -60,3 +60,19 @@ def plan(call: Call) -> Transfer:
         src_within = within
     return Transfer(src_elements=(source[:, None] * fractal + src_within).ravel(),
                     dst_elements=(slots[:, None] * fractal + within).ravel(), depends_on=depends)
+
+
+def locate(call: Call, dst_element: int) -> str:
+    """Which repeat, destination fractal slot and fractal element writes `dst_element`:
+    "repeat 2 (fractal slot 4), element (r 3, c 7)" — 16 x 16 for a transpose, else 16 rows of 32 B."""
+    params, size = call.params, call.src_dtype.size
+    fractal = call.api.constant("fractal_bytes") // size
+    transfer = plan(call)
+    hits = np.flatnonzero(transfer.dst_elements == dst_element)
+    if hits.size == 0:
+        return f"dst element {dst_element}, which the call does not write"
+    repeat, within = divmod(int(hits[0]), fractal)
+    slot = int(transfer.dst_elements[hits[0]]) // fractal
+    columns = call.api.constant("transpose_side") if params["ifTranspose"] else max(32 // size, 1)
+    row, column = divmod(within, columns)
+    return f"repeat {repeat} (fractal slot {slot}), element (r {row}, c {column})"

@@ -1,0 +1,90 @@
+"""Where a legal call reads and writes, byte by byte, and which part of its parameters each written byte belongs to.
+
+`explain(case)` turns a case the reference answers "ok" into an `Explanation`: the absolute address of every
+byte the call writes (and reads), shaped (elements, size) in the API's plan order, and a `locate(address)`
+that names the burst / row / fractal behind a destination byte ("burst 1 (of 2), element 5, byte 1"). The
+verdict layer uses it to tell a byte the call must not touch from one it must write (conformance.diff).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from conformance.case import Case
+from reference import evaluate
+from reference.apis import MODULES
+from reference.call import Call, resolve
+from reference.transfer import byte_addresses
+from spec.loader import load_spec
+
+
+@dataclass(frozen=True, eq=False)
+class Explanation:
+    """The bytes one legal call touches. Addresses are absolute; row i of either array is element i of the plan."""
+
+    dst_memory: str
+    dst_addresses: np.ndarray
+    src_memory: str
+    src_addresses: np.ndarray
+    call: Call = field(repr=False)
+    _sorted: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_sorted", np.sort(self.dst_addresses.ravel()))
+
+    @property
+    def dst_size(self) -> int:
+        return self.call.dst_dtype.size
+
+    @property
+    def written_bytes(self) -> int:
+        return int(self.dst_addresses.size)
+
+    def writes(self, address: int) -> bool:
+        """Whether the call writes the destination byte at `address`."""
+        position = int(np.searchsorted(self._sorted, address))
+        return position < self._sorted.size and int(self._sorted[position]) == address
+
+    def locate(self, address: int, memory: str | None = None) -> str:
+        """Describe the destination byte at `address` (of `memory`, default the destination memory).
+
+        A written byte is named by the API ("burst 1 (of 2), element 5, byte 1"); any other byte by its
+        distance from the nearest written one ("not written by the call, 3 B past (burst 1 (of 2), element 15,
+        byte 1)").
+        """
+        if memory is not None and memory != self.dst_memory:
+            role = "the call's source memory" if memory == self.src_memory else "a memory the call does not use"
+            return f"{memory} byte {address}: {role}, not the destination ({self.dst_memory})"
+        if self._sorted.size == 0:
+            return f"byte {address}: the call writes nothing"
+        if self.writes(address):
+            return self._written(address)
+        position = int(np.searchsorted(self._sorted, address))
+        if position == 0:
+            first = int(self._sorted[0])
+            return f"not written by the call, {first - address} B before the first written byte ({self._written(first)})"
+        previous = int(self._sorted[position - 1])
+        last = " the last written byte" if position == self._sorted.size else ""
+        return f"not written by the call, {address - previous} B past{last} ({self._written(previous)})"
+
+    def _written(self, address: int) -> str:
+        size = self.dst_size
+        element, byte = divmod(address - self.call.case.dst.address, size)
+        text = MODULES[self.call.api.name].locate(self.call, element)
+        return f"{text}, byte {byte}" if size > 1 else text
+
+
+def explain(case: Case | dict[str, Any]) -> Explanation | None:
+    """The bytes the call of `case` touches, or None when the reference does not answer "ok" for it."""
+    if not isinstance(case, Case):
+        case = Case.from_json(case)
+    spec = load_spec()
+    if evaluate(case, spec).status != "ok":
+        return None
+    call = resolve(case, spec)
+    transfer = MODULES[call.api.name].plan(call)
+    return Explanation(dst_memory=call.dst_memory, dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
+                       src_memory=call.src_memory, src_addresses=byte_addresses(call, "src", transfer.src_elements),
+                       call=call)

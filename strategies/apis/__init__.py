@@ -1,0 +1,13 @@
+"""Per-API parameter drawing: each module has `draw_params(draw, ctx, pinned) -> (params, Extents)`."""
+from __future__ import annotations
+
+from types import ModuleType
+
+from strategies.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
+
+MODULES: dict[str, ModuleType] = {
+    "DataCopy": datacopy,
+    "DataCopySlice": datacopy_slice,
+    "LoadData2D": loaddata2d,
+    "DataCopyNz2Nd": datacopy_nz2nd,
+}

@@ -1,0 +1,68 @@
+"""Legal DataCopy parameters (count, DataCopyParams and mixed forms), sized to the product's memories."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from strategies.context import PathContext
+from strategies.draw import FieldRange, draw_fields
+from strategies.layout import Extents, fits
+
+STRUCT_FIELDS = ("blockCount", "blockLen", "srcGap", "dstGap")
+
+
+def _count_extents(ctx: PathContext, count: int) -> Extents:
+    units = ctx.api.units_for(ctx.dst)
+    moved = count * ctx.src_dtype.size // units.count_round_bytes * units.count_round_bytes
+    return Extents((0, moved), (0, moved // ctx.src_dtype.size * ctx.dst_dtype.size))
+
+
+def _burst_extent(count: int, burst: int, gap: int, gap_bytes: int, start_to_start: bool) -> int:
+    pitch = gap * gap_bytes if start_to_start else burst + gap * gap_bytes
+    return (count - 1) * pitch + burst
+
+
+def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
+    """Bytes touched by a DataCopyParams call (000 Table 3; semantics.md 3.1)."""
+    units = ctx.api.units_for(ctx.dst)
+    src_burst = units.block_bytes * params["blockLen"]
+    dst_burst = src_burst // ctx.src_dtype.size * ctx.dst_dtype.size
+    count = params["blockCount"]
+    return Extents(
+        (0, _burst_extent(count, src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start)),
+        (0, _burst_extent(count, dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start)))
+
+
+def _dst_gap_floor(ctx: PathContext, params: Mapping[str, int]) -> int:
+    """Start-to-start destination gaps below this make bursts overwrite each other (self-overlap)."""
+    units = ctx.api.units_for(ctx.dst)
+    if not units.dst_gap.start_to_start or params["blockCount"] < 2:
+        return 0
+    dst_burst = units.block_bytes * params["blockLen"] // ctx.src_dtype.size * ctx.dst_dtype.size
+    return -(-dst_burst // units.dst_gap.bytes)
+
+
+def _materialise(ctx: PathContext, values: Mapping[str, int], gap_is_excess: bool) -> dict[str, int]:
+    params = {name: values[name] for name in STRUCT_FIELDS}
+    if gap_is_excess:
+        params["dstGap"] = _dst_gap_floor(ctx, params) + values["dstGap"]
+    return params
+
+
+def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    if ctx.form == "count":
+        low, high = ctx.field_range("count")
+        units = ctx.api.units_for(ctx.dst)
+        low = max(low, -(-units.count_round_bytes // ctx.src_dtype.size))   # count_fills_unit
+        field = FieldRange("count", low, high)
+        values = draw_fields(draw, [field], lambda v: fits(ctx, _count_extents(ctx, v["count"])), pinned)
+        return {"count": values["count"]}, _count_extents(ctx, values["count"])
+    gap_is_excess = "dstGap" not in pinned
+
+    def legal(values: Mapping[str, int]) -> bool:
+        params = _materialise(ctx, values, gap_is_excess)
+        ranges_ok = all(ctx.field_range(name)[0] <= params[name] <= ctx.field_range(name)[1] for name in STRUCT_FIELDS)
+        return ranges_ok and params["dstGap"] >= _dst_gap_floor(ctx, params) and fits(ctx, params_extents(ctx, params))
+
+    fields = [FieldRange(name, *ctx.field_range(name)) for name in STRUCT_FIELDS]
+    params = _materialise(ctx, draw_fields(draw, fields, legal, pinned), gap_is_excess)
+    return params, params_extents(ctx, params)

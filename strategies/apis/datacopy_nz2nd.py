@@ -1,0 +1,85 @@
+"""Legal NZ2ND parameters: rows and matrices of the ND destination never overlap (D18, self-overlap)."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from hypothesis import strategies as st
+
+from strategies.context import PathContext
+from strategies.draw import FieldRange, biased_integers, draw_fields
+from strategies.layout import Extents, fits
+
+# Drawn variables: dValue in whole 16-column blocks, and the two destination strides as the excess over
+# the smallest stride that keeps rows / matrices apart.
+VARIABLES = ("ndNum", "nValue", "dBlocks", "srcNdMatrixStride", "srcNStride", "dstDStrideExcess", "dstNdMatrixStrideExcess")
+FIELDS = ("ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride", "dstDStride", "dstNdMatrixStride")
+
+
+def extents(ctx: PathContext, p: Mapping[str, int]) -> Extents:
+    """Source and destination extents of semantics.md 3.4, in bytes."""
+    if p["ndNum"] == 0:
+        return Extents((0, 0), (0, 0))
+    block = ctx.api.constant("column_block")
+    src = ((p["ndNum"] - 1) * ctx.api.constant("src_matrix_stride_unit") * p["srcNdMatrixStride"]
+           + (p["dValue"] // block - 1) * ctx.api.constant("src_n_stride_unit") * p["srcNStride"] + block * p["nValue"])
+    dst = (p["ndNum"] - 1) * p["dstNdMatrixStride"] + (p["nValue"] - 1) * p["dstDStride"] + p["dValue"]
+    return Extents((0, src * ctx.src_dtype.size), (0, dst * ctx.dst_dtype.size))
+
+
+def _materialise(ctx: PathContext, v: Mapping[str, int], pinned: Mapping[str, int]) -> dict[str, int]:
+    """Real parameters from the drawn variables; a pinned stride is used as it is."""
+    d_value = v["dBlocks"] * ctx.api.constant("column_block")
+    d_stride = pinned.get("dstDStride", (d_value if v["nValue"] > 1 else 1) + v["dstDStrideExcess"])
+    matrix = (v["nValue"] - 1) * d_stride + d_value if v["ndNum"] > 1 else 1
+    return {"ndNum": v["ndNum"], "nValue": v["nValue"], "dValue": d_value,
+            "srcNdMatrixStride": v["srcNdMatrixStride"], "srcNStride": v["srcNStride"],
+            "dstDStride": d_stride,
+            "dstNdMatrixStride": pinned.get("dstNdMatrixStride", matrix + v["dstNdMatrixStrideExcess"])}
+
+
+def disjoint(p: Mapping[str, int]) -> bool:
+    """No two destination elements coincide: rows apart, matrices stacked or side by side within a row."""
+    rows_apart = p["nValue"] <= 1 or p["dstDStride"] >= p["dValue"]
+    stride = p["dstNdMatrixStride"]
+    stacked = stride >= (p["nValue"] - 1) * p["dstDStride"] + p["dValue"]
+    side_by_side = stride >= p["dValue"] and (p["ndNum"] - 1) * stride + p["dValue"] <= p["dstDStride"]
+    return rows_apart and (p["ndNum"] <= 1 or stacked or side_by_side)
+
+
+def _in_ranges(ctx: PathContext, params: Mapping[str, int]) -> bool:
+    return all(ctx.field_range(name)[0] <= params[name] <= ctx.field_range(name)[1] for name in FIELDS)
+
+
+def _variables(ctx: PathContext) -> list[FieldRange]:
+    block = ctx.field_multiple("dValue")
+    d_low, d_high = ctx.field_range("dValue")
+    stride_high = ctx.field_range("dstDStride")[1]
+    return [FieldRange("ndNum", *ctx.field_range("ndNum")), FieldRange("nValue", *ctx.field_range("nValue")),
+            FieldRange("dBlocks", -(-d_low // block), d_high // block),
+            FieldRange("srcNdMatrixStride", *ctx.field_range("srcNdMatrixStride")),
+            FieldRange("srcNStride", *ctx.field_range("srcNStride")),
+            FieldRange("dstDStrideExcess", 0, stride_high), FieldRange("dstNdMatrixStrideExcess", 0, stride_high)]
+
+
+def _pins_as_variables(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, int]:
+    """Boundary pins name real fields; dValue is drawn in blocks, the strides as excess (pinned at 0 extra)."""
+    variables = {name: value for name, value in pinned.items() if name in VARIABLES}
+    if "dValue" in pinned:
+        variables["dBlocks"] = pinned["dValue"] // ctx.field_multiple("dValue")
+    return variables
+
+
+def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    def legal(values: Mapping[str, int]) -> bool:
+        params = _materialise(ctx, values, pinned)
+        return _in_ranges(ctx, params) and disjoint(params) and fits(ctx, extents(ctx, params))
+
+    params = _materialise(ctx, draw_fields(draw, _variables(ctx), legal, _pins_as_variables(ctx, pinned)), pinned)
+    interleave_room = params["dstDStride"] - params["dValue"]
+    if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1
+            and interleave_room >= (params["ndNum"] - 1) * params["dValue"]
+            and draw(st.booleans(), label="interleave matrices")):
+        # Matrices side by side within one row pitch (as in the seed's figures).
+        top = (params["dstDStride"] - params["dValue"]) // (params["ndNum"] - 1)
+        params["dstNdMatrixStride"] = draw(biased_integers(params["dValue"], top), label="dstNdMatrixStride")
+    return params, extents(ctx, params)

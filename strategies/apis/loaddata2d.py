@@ -1,0 +1,39 @@
+"""Legal LoadData2D parameters: whole 512-B fractals, transposed only where the spec allows it."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from hypothesis import strategies as st
+
+from strategies.context import PathContext
+from strategies.draw import FieldRange, draw_fields
+from strategies.layout import Extents, fits
+
+FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
+
+
+def _slots(ctx: PathContext, params: Mapping[str, int]) -> int:
+    """Destination fractal slots spanned: dstGap holes included unless the product ignores dstGap (D24)."""
+    ignored_by = ctx.api.dst_gap_ignored_by
+    if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
+        return params["repeatTimes"]
+    return (params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1
+
+
+def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
+    fractal = ctx.api.constant("fractal_bytes")
+    first = params["startIndex"]
+    last = first + (params["repeatTimes"] - 1) * params["srcStride"]
+    return Extents((fractal * first, fractal * (last + 1)), (0, fractal * _slots(ctx, params)))
+
+
+def transpose_allowed(ctx: PathContext) -> bool:
+    routes = {tuple(route) for route in ctx.relation_args("transpose_route")["routes"]}
+    return (ctx.src, ctx.dst) in routes and ctx.src_dtype.name in ctx.relation_args("transpose_dtype")["dtypes"]
+
+
+def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    fields = [FieldRange(name, *ctx.field_range(name)) for name in FIELDS]
+    params = draw_fields(draw, fields, lambda values: fits(ctx, extents(ctx, values)), pinned)
+    params["ifTranspose"] = transpose_allowed(ctx) and draw(st.booleans(), label="ifTranspose")
+    return params, extents(ctx, params)

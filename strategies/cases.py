@@ -1,0 +1,61 @@
+"""From a path context to a case dict in the pinned format, through an editable draft.
+
+`draft` draws the parameters, addresses and region spans; fault strategies edit the draft (a parameter, an
+address, a region) before `finish` fills memory and writes the case. Every case carries `tags` naming its
+path, form, the rules it exercises and the range bounds it sits on, for coverage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hypothesis import reject
+
+from strategies import layout
+from strategies.apis import MODULES
+from strategies.context import PathContext, Unreachable
+
+
+@dataclass
+class Draft:
+    """A case under construction (deliberately mutable: fault strategies edit it before it is finished)."""
+
+    ctx: PathContext
+    params: dict
+    extents: layout.Extents
+    addresses: dict[str, int]
+    spans: dict[str, tuple[int, int]]
+    tags: list[str] = field(default_factory=list)
+
+
+def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
+    """A legal draft for `ctx`; a pin that cannot fit rejects the example (and is reported as unreachable)."""
+    try:
+        params, extents = MODULES[ctx.api.name].draw_params(draw, ctx, pinned or {})
+        addresses = layout.place(draw, ctx, extents)
+    except Unreachable:
+        reject()
+    return Draft(ctx, params, extents, addresses, layout.regions(ctx, addresses, extents))
+
+
+def finish(draw, d: Draft) -> dict:
+    ctx = d.ctx
+    case = {"case_format": 1, "api": ctx.api.name, "product": ctx.product.id,
+            "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},
+            "dst": {"position": ctx.dst, "dtype": ctx.dst_dtype.name, "address": d.addresses["dst"]},
+            "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans)}
+    case["tags"] = [f"path:{ctx.label}", f"form:{ctx.form}", *_rule_tags(ctx, d.params), *d.tags]
+    return case
+
+
+def _rule_tags(ctx: PathContext, params: dict) -> list[str]:
+    """`hit:<rule>` for the range rules a case exercises and `boundary:<rule>:min|max` where it sits on one."""
+    tags = []
+    for rule in ctx.rules():
+        if rule.kind != "range" or rule.field not in params or not rule.illegal_by_default:
+            continue
+        tags.append(f"hit:{rule.id}")
+        value = params[rule.field]
+        for side in ("min", "max"):
+            if getattr(rule, side) is not None and value == getattr(rule, side):
+                tags.append(f"boundary:{rule.id}:{side}")
+    return tags

@@ -1,0 +1,106 @@
+"""What one drawn case is about: product, API, route, dtypes and form, with the limits the spec puts on it.
+
+A `PathContext` may describe a documented path (legal generation) or a *pseudo-path* that the spec does not
+document (an undocumented route, dtype or form) — single-fault generation draws a case for it exactly as if
+it were legal, so that the route, dtype or form is the only rule it breaks.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from spec.model import Api, Dtype, Path, Product, Rule, Spec
+
+
+class Unreachable(Exception):
+    """The requested value cannot be reached on this path under the product's capacities (or the GM window)."""
+
+
+@dataclass(frozen=True)
+class PathContext:
+    spec: Spec
+    product: Product
+    api: Api
+    src: str
+    dst: str
+    src_dtype: Dtype
+    dst_dtype: Dtype
+    form: str
+
+    @classmethod
+    def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
+        return cls.make(spec, path.product, path.api, path.src, path.dst, path.src_dtype, path.dst_dtype,
+                        form or path.forms[0])
+
+    @classmethod
+    def make(cls, spec: Spec, product: str, api: str, src: str, dst: str, src_dtype: str, dst_dtype: str,
+             form: str) -> "PathContext":
+        return cls(spec, spec.product(product), spec.apis[api], src, dst, spec.dtypes[src_dtype],
+                   spec.dtypes[dst_dtype], form)
+
+    @property
+    def label(self) -> str:
+        dtype = self.src_dtype.name if self.src_dtype == self.dst_dtype else f"{self.src_dtype.name}->{self.dst_dtype.name}"
+        return f"{self.product.id}-{self.api.name}-{self.src}->{self.dst}-{dtype}"
+
+    def memory(self, operand: str) -> str:
+        position = self.src if operand == "src" else self.dst
+        memory = self.product.memory_of(position)
+        if memory is None:
+            raise Unreachable(f"{position} has no physical memory on {self.product.id}")
+        return memory
+
+    def dtype(self, operand: str) -> Dtype:
+        return self.src_dtype if operand == "src" else self.dst_dtype
+
+    def position(self, operand: str) -> str:
+        return self.src if operand == "src" else self.dst
+
+    @property
+    def shared_memory(self) -> bool:
+        return self.memory("src") == self.memory("dst")
+
+    def limit(self, memory: str) -> int:
+        """Bytes a generated case may use in a memory: its capacity, or the GM window."""
+        capacity = self.product.capacities.get(memory)
+        return capacity.bytes if capacity else self.spec.gm_window_bytes
+
+    def rules(self) -> tuple[Rule, ...]:
+        return self.spec.rules_for(self.api.name, self.product.id)
+
+    def field_range(self, field: str) -> tuple[int, int]:
+        """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal."""
+        ctype = self._field(field).ctype
+        low, high = self.spec.ctypes[ctype]
+        for rule in self.rules():
+            if rule.kind == "range" and rule.field == field and rule.illegal_by_default:
+                low = max(low, rule.min) if rule.min is not None else low
+                high = min(high, rule.max) if rule.max is not None else high
+        return low, high
+
+    def field_multiple(self, field: str) -> int:
+        multiples = [rule.multiple for rule in self.rules() if rule.kind == "multiple" and rule.field == field]
+        return math.lcm(*multiples) if multiples else 1
+
+    def _field(self, name: str):
+        for form in self.api.forms.values():
+            if name in form.fields:
+                return form.fields[name]
+        for fields in self.api.structs.values():
+            if name in fields:
+                return fields[name]
+        raise KeyError(f"{self.api.name} has no parameter '{name}'")
+
+    def alignment(self, operand: str) -> int:
+        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) asks for."""
+        position, size = self.position(operand), self.dtype(operand).size
+        aligns = [size if rule.bytes == "sizeof" else rule.bytes for rule in self.rules()
+                  if rule.kind == "alignment" and operand in rule.operands and rule.where.covers(position)]
+        return math.lcm(1, *aligns)
+
+    def relation_args(self, check: str) -> dict:
+        """The args of the API's relation rule with this check name (e.g. transpose routes and dtypes)."""
+        for rule in self.api.rules:
+            if rule.kind == "relation" and rule.check == check:
+                return dict(rule.args)
+        raise KeyError(f"{self.api.name} has no relation rule with check '{check}'")

@@ -1,0 +1,54 @@
+"""Drawing integers over whole documented ranges while the case still fits the product's memories.
+
+`draw_fields` draws parameters one at a time in a drawn order; each is drawn between its minimum and the
+largest value that still fits with the parameters not yet drawn at their minimum. Every value of every
+range is therefore reachable as far as capacity allows, and shrinking goes to small, one-block cases.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from hypothesis import strategies as st
+
+from strategies.context import Unreachable
+
+
+@dataclass(frozen=True)
+class FieldRange:
+    name: str
+    low: int
+    high: int
+
+
+def biased_integers(low: int, high: int) -> st.SearchStrategy[int]:
+    """Small values, the top of the range, and anything between — shrinking toward `low`."""
+    return st.one_of(st.integers(low, min(high, low + 8)), st.integers(low, high), st.just(high))
+
+
+def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable[[dict], bool]) -> int:
+    """The largest value of `field` that fits, by bisection (fitting is monotone: more is never smaller)."""
+    low, high = field.low, field.high
+    if fits({**values, field.name: high}):
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits({**values, field.name: middle}):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def draw_fields(draw, fields: Sequence[FieldRange], fits: Callable[[dict], bool],
+                pinned: Mapping[str, int] | None = None) -> dict[str, int]:
+    """Draw every field; `pinned` ones keep their value (Unreachable if the pins alone cannot fit)."""
+    pinned = dict(pinned or {})
+    values = {field.name: field.low for field in fields} | pinned
+    if not fits(values):
+        raise Unreachable(f"{pinned or 'the minimal parameters'} do not fit")
+    free = [field for field in fields if field.name not in pinned]
+    for field in draw(st.permutations(free), label="draw order"):
+        top = largest_fitting(field, values, fits)
+        values[field.name] = draw(biased_integers(field.low, top), label=field.name)
+    return values

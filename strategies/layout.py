@@ -1,0 +1,100 @@
+"""Placing the operands and building the memory regions of a case.
+
+Addresses are drawn aligned as the spec's alignment rules ask (not always 0); each region covers the
+touched bytes and the tensor start plus a guard band on both sides, and is filled with random bytes so
+that a wrong source byte or a stray write shows. A fill seed of 0 means zero-filled memory: shrinking
+goes there whenever the bytes do not matter.
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+
+from strategies.context import PathContext, Unreachable
+from strategies.draw import biased_integers
+
+GUARD_BYTES = 64  # bytes kept around the touched area so that writes just outside it are caught
+
+
+@dataclass(frozen=True)
+class Extents:
+    """Bytes an operand's accesses touch, relative to its start address: [low, high)."""
+
+    src: tuple[int, int]
+    dst: tuple[int, int]
+
+    def of(self, operand: str) -> tuple[int, int]:
+        return self.src if operand == "src" else self.dst
+
+
+def fits(ctx: PathContext, extents: Extents) -> bool:
+    """Whether both operands can be placed, aligned and without overlapping, inside their memories."""
+    src_high, dst_high = extents.src[1], extents.dst[1]
+    if ctx.shared_memory:
+        slack = ctx.alignment("src") + ctx.alignment("dst")
+        return src_high + dst_high + slack <= ctx.limit(ctx.memory("src"))
+    return src_high <= ctx.limit(ctx.memory("src")) and dst_high <= ctx.limit(ctx.memory("dst"))
+
+
+def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
+    """An address in [low, high] that is a multiple of `align`."""
+    first, last = -(-low // align), high // align
+    if first > last:
+        raise Unreachable(f"no {align}-byte aligned address in [{low}, {high}]")
+    return align * draw(biased_integers(first, last), label=label)
+
+
+def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
+    """Start addresses of src and dst; in a shared memory the two never overlap."""
+    if not ctx.shared_memory:
+        return {op: _aligned(draw, 0, ctx.limit(ctx.memory(op)) - extents.of(op)[1], ctx.alignment(op), f"{op} address")
+                for op in ("src", "dst")}
+    first, second = ("src", "dst") if draw(st.booleans(), label="src placed first") else ("dst", "src")
+    limit = ctx.limit(ctx.memory("src"))
+    room = limit - extents.of(first)[1] - extents.of(second)[1] - ctx.alignment(second)
+    start = _aligned(draw, 0, room, ctx.alignment(first), f"{first} address")
+    after = start + extents.of(first)[1]
+    return {first: start,
+            second: _aligned(draw, after, limit - extents.of(second)[1], ctx.alignment(second), f"{second} address")}
+
+
+def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> dict[str, tuple[int, int]]:
+    """Per memory, the [start, stop) a region must cover: touched bytes and tensor starts plus guard bands."""
+    spans: dict[str, list[int]] = {}
+    for op in ("src", "dst"):
+        low, high = extents.of(op)
+        points = [addresses[op], addresses[op] + max(low, 0), addresses[op] + high]
+        spans.setdefault(ctx.memory(op), []).extend(points)
+    return {memory: (max(0, min(points) - GUARD_BYTES), min(ctx.limit(memory), max(points) + GUARD_BYTES))
+            for memory, points in spans.items()}
+
+
+def fill(seed: int, size: int) -> np.ndarray:
+    if seed == 0:
+        return np.zeros(size, dtype=np.uint8)
+    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8)
+
+
+def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
+    """Turn IEEE half NaNs into infinities: a widening copy's NaN payload is not verified (semantics 3.1)."""
+    offset = start % 2
+    halves = data[offset: offset + (len(data) - offset) // 2 * 2].view("<u2")
+    nan = (halves & 0x7C00) == 0x7C00
+    halves[nan] &= 0xFC00
+    return data
+
+
+def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]]) -> dict[str, dict]:
+    """The case's `memory` object: each region filled from one drawn seed (0 = zeros)."""
+    seed = draw(st.integers(0, 2**32 - 1), label="fill seed")
+    images = {}
+    for index, (memory, (start, stop)) in enumerate(sorted(spans.items())):
+        data = fill(seed and seed + index, stop - start)
+        if ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype \
+                and memory == ctx.memory("src"):
+            data = without_nan_halves(data, start)
+        images[memory] = {"address": start, "data": base64.b64encode(data.tobytes()).decode("ascii")}
+    return images

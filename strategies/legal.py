@@ -1,0 +1,39 @@
+"""Legal cases for any selection of documented paths (product x API x route x dtype), in every form."""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from hypothesis import strategies as st
+
+from spec.loader import load_spec
+from spec.model import Path, Spec
+from strategies.cases import draft, finish
+from strategies.context import PathContext
+
+
+def select_paths(spec: Spec | None = None, products: Iterable[str] | None = None,
+                 apis: Iterable[str] | None = None) -> list[Path]:
+    """Documented paths of the chosen products (ids or aliases) and APIs; all of them by default."""
+    spec = spec or load_spec()
+    wanted = {spec.product(p).id for p in products} if products else None
+    apis = set(apis) if apis else None
+    return [path for path in spec.paths()
+            if (wanted is None or path.product in wanted) and (apis is None or path.api in apis)]
+
+
+def contexts(spec: Spec, paths: Sequence[Path]) -> list[PathContext]:
+    """One context per path and documented form of it."""
+    return [PathContext.of(spec, path, form) for path in paths for form in path.forms]
+
+
+@st.composite
+def case_for(draw, ctx: PathContext, pinned: dict | None = None) -> dict:
+    """One legal case for one path context, optionally with some parameters pinned (boundaries)."""
+    return finish(draw, draft(draw, ctx, pinned))
+
+
+def legal_cases(paths: Sequence[Path] | None = None, spec: Spec | None = None) -> st.SearchStrategy[dict]:
+    """Legal cases spread over the given documented paths (all of them by default)."""
+    spec = spec or load_spec()
+    chosen = contexts(spec, paths if paths is not None else spec.paths())
+    return st.sampled_from(chosen).flatmap(case_for)
