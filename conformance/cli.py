@@ -26,6 +26,7 @@ PROG = "ascendc-conformance"
 COMMANDS: tuple[str, ...] = (
     "conformance.commands.spec_cmd",
     "conformance.commands.expect_cmd",
+    "conformance.commands.report_cmd",
 )
 
 DESCRIPTION = """\

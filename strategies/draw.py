@@ -21,6 +21,31 @@ class FieldRange:
     high: int
 
 
+@dataclass(frozen=True)
+class Problem:
+    """What to draw for one path: the variables, when a choice of them is legal, how it becomes parameters.
+
+    `pins` are variable values fixed in advance (boundary values), already translated to variable names.
+    """
+
+    fields: tuple[FieldRange, ...]
+    legal: Callable[[Mapping[str, int]], bool]
+    materialise: Callable[[Mapping[str, int]], dict]
+    pins: Mapping[str, int]
+
+    def reachable(self) -> bool:
+        """Whether the pins can be met at all: within their ranges, with everything else at its minimum."""
+        ranges = {field.name: field for field in self.fields}
+        if any(name in ranges and not ranges[name].low <= value <= ranges[name].high for name, value in self.pins.items()):
+            return False
+        return self.legal({field.name: field.low for field in self.fields} | dict(self.pins))
+
+    def draw(self, draw) -> dict:
+        if not self.reachable():
+            raise Unreachable(f"{dict(self.pins)} cannot be met")
+        return self.materialise(draw_fields(draw, self.fields, self.legal, self.pins))
+
+
 def biased_integers(low: int, high: int) -> st.SearchStrategy[int]:
     """Small values, the top of the range, and anything between — shrinking toward `low`."""
     return st.one_of(st.integers(low, min(high, low + 8)), st.integers(low, high), st.just(high))

@@ -1,4 +1,5 @@
-"""Per-API parameter drawing: each module has `draw_params(draw, ctx, pinned) -> (params, Extents)`."""
+"""Per-API parameter drawing: each module has `draw_params(draw, ctx, pinned) -> (params, Extents)` and
+`reachable(ctx, pinned) -> bool` (whether pinned boundary values fit the product's memories at all)."""
 from __future__ import annotations
 
 from types import ModuleType

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from strategies.context import PathContext
-from strategies.draw import FieldRange, draw_fields
+from strategies.draw import FieldRange, Problem
 from strategies.layout import Extents, fits
 
 STRUCT_FIELDS = ("blockCount", "blockLen", "srcGap", "dstGap")
@@ -48,14 +48,12 @@ def _materialise(ctx: PathContext, values: Mapping[str, int], gap_is_excess: boo
     return params
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     if ctx.form == "count":
         low, high = ctx.field_range("count")
-        units = ctx.api.units_for(ctx.dst)
-        low = max(low, -(-units.count_round_bytes // ctx.src_dtype.size))   # count_fills_unit
-        field = FieldRange("count", low, high)
-        values = draw_fields(draw, [field], lambda v: fits(ctx, _count_extents(ctx, v["count"])), pinned)
-        return {"count": values["count"]}, _count_extents(ctx, values["count"])
+        low = max(low, -(-ctx.api.units_for(ctx.dst).count_round_bytes // ctx.src_dtype.size))  # count_fills_unit
+        return Problem((FieldRange("count", low, high),), lambda v: fits(ctx, _count_extents(ctx, v["count"])),
+                       lambda v: {"count": v["count"]}, dict(pinned))
     gap_is_excess = "dstGap" not in pinned
 
     def legal(values: Mapping[str, int]) -> bool:
@@ -63,6 +61,14 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
         ranges_ok = all(ctx.field_range(name)[0] <= params[name] <= ctx.field_range(name)[1] for name in STRUCT_FIELDS)
         return ranges_ok and params["dstGap"] >= _dst_gap_floor(ctx, params) and fits(ctx, params_extents(ctx, params))
 
-    fields = [FieldRange(name, *ctx.field_range(name)) for name in STRUCT_FIELDS]
-    params = _materialise(ctx, draw_fields(draw, fields, legal, pinned), gap_is_excess)
-    return params, params_extents(ctx, params)
+    fields = tuple(FieldRange(name, *ctx.field_range(name)) for name in STRUCT_FIELDS)
+    return Problem(fields, legal, lambda values: _materialise(ctx, values, gap_is_excess), dict(pinned))
+
+
+def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    params = problem(ctx, pinned).draw(draw)
+    return params, _count_extents(ctx, params["count"]) if ctx.form == "count" else params_extents(ctx, params)
+
+
+def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
+    return problem(ctx, pinned).reachable()

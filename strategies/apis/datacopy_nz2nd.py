@@ -6,7 +6,7 @@ from typing import Mapping
 from hypothesis import strategies as st
 
 from strategies.context import PathContext
-from strategies.draw import FieldRange, biased_integers, draw_fields
+from strategies.draw import FieldRange, Problem, biased_integers
 from strategies.layout import Extents, fits
 
 # Drawn variables: dValue in whole 16-column blocks, and the two destination strides as the excess over
@@ -62,19 +62,27 @@ def _variables(ctx: PathContext) -> list[FieldRange]:
 
 
 def _pins_as_variables(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, int]:
-    """Boundary pins name real fields; dValue is drawn in blocks, the strides as excess (pinned at 0 extra)."""
+    """Boundary pins name real fields; dValue is drawn in blocks (pinned strides are used as given)."""
     variables = {name: value for name, value in pinned.items() if name in VARIABLES}
     if "dValue" in pinned:
         variables["dBlocks"] = pinned["dValue"] // ctx.field_multiple("dValue")
     return variables
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     def legal(values: Mapping[str, int]) -> bool:
         params = _materialise(ctx, values, pinned)
         return _in_ranges(ctx, params) and disjoint(params) and fits(ctx, extents(ctx, params))
 
-    params = _materialise(ctx, draw_fields(draw, _variables(ctx), legal, _pins_as_variables(ctx, pinned)), pinned)
+    variables = _variables(ctx)
+    if set(pinned) - {"ndNum"}:  # a pinned boundary must be exercised by a call that moves data
+        variables[0] = FieldRange("ndNum", max(1, variables[0].low), variables[0].high)
+    return Problem(tuple(variables), legal, lambda values: _materialise(ctx, values, pinned),
+                   _pins_as_variables(ctx, pinned))
+
+
+def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    params = problem(ctx, pinned).draw(draw)
     interleave_room = params["dstDStride"] - params["dValue"]
     if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1
             and interleave_room >= (params["ndNum"] - 1) * params["dValue"]
@@ -83,3 +91,7 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
         top = (params["dstDStride"] - params["dValue"]) // (params["ndNum"] - 1)
         params["dstNdMatrixStride"] = draw(biased_integers(params["dValue"], top), label="dstNdMatrixStride")
     return params, extents(ctx, params)
+
+
+def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
+    return problem(ctx, pinned).reachable()

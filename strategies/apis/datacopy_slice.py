@@ -92,6 +92,12 @@ def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: l
     return infos
 
 
+def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
+    """Only dimValue is ever pinned; one-row outer dimensions make every legal dimValue reachable."""
+    low, high = ctx.field_range("dimValue")
+    return all(name == "dimValue" and max(low, 1) <= value <= high for name, value in pinned.items())
+
+
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     low, high = ctx.field_range("dimValue")
     dims = pinned.get("dimValue") or draw(biased_integers(max(low, 1), high), label="dimValue")

@@ -6,7 +6,7 @@ from typing import Mapping
 from hypothesis import strategies as st
 
 from strategies.context import PathContext
-from strategies.draw import FieldRange, draw_fields
+from strategies.draw import FieldRange, Problem
 from strategies.layout import Extents, fits
 
 FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
@@ -32,8 +32,16 @@ def transpose_allowed(ctx: PathContext) -> bool:
     return (ctx.src, ctx.dst) in routes and ctx.src_dtype.name in ctx.relation_args("transpose_dtype")["dtypes"]
 
 
+def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
+    fields = tuple(FieldRange(name, *ctx.field_range(name)) for name in FIELDS)
+    return Problem(fields, lambda values: fits(ctx, extents(ctx, values)), dict, dict(pinned))
+
+
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
-    fields = [FieldRange(name, *ctx.field_range(name)) for name in FIELDS]
-    params = draw_fields(draw, fields, lambda values: fits(ctx, extents(ctx, values)), pinned)
+    params = problem(ctx, pinned).draw(draw)
     params["ifTranspose"] = transpose_allowed(ctx) and draw(st.booleans(), label="ifTranspose")
     return params, extents(ctx, params)
+
+
+def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
+    return problem(ctx, pinned).reachable()

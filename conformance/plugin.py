@@ -1,0 +1,178 @@
+"""The pytest plugin (entry point `pytest11: ascendc`): options, profiles, header, the suite, results.
+
+`pytest --ascendc-target=reference` adds the conformance suite (conformance/suite) to the collection and
+runs it against the target; `ascendc-conformance run` wraps exactly this.
+"""
+from __future__ import annotations
+
+import datetime
+import platform
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import conformance
+from conformance import results
+from conformance.session import RunSession, RunSettings
+
+SUITE_DIR = Path(__file__).resolve().parent / "suite"
+SESSION_KEY = pytest.StashKey[RunSession]()
+PROFILES = {"quick": 3, "ci": 10, "full": 100}   # Hypothesis examples per conformance test
+
+
+def _register_profiles() -> None:
+    for name, examples in PROFILES.items():
+        settings.register_profile(
+            f"ascendc-{name}", max_examples=examples, deadline=None, database=None, print_blob=False,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
+                                   HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
+
+
+_register_profiles()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ascendc", "ascendc-conformance: Ascend C data-movement conformance")
+    group.addoption("--ascendc-target", metavar="TARGET",
+                    help="run the conformance suite against TARGET: reference, exec:<command line> or "
+                         "python:<module>:<attr>")
+    group.addoption("--ascendc-product", action="append", default=[], metavar="PRODUCT",
+                    help="only this product (id or alias, e.g. atlas-a2 or 910B); repeatable; default: all")
+    group.addoption("--ascendc-api", action="append", default=[], metavar="API",
+                    help="only this API (DataCopy, DataCopySlice, LoadData2D, DataCopyNz2Nd); repeatable")
+    group.addoption("--ascendc-profile", choices=sorted(PROFILES), default="ci",
+                    help="how many cases per test: quick (3), ci (10), full (100; the only certification profile)")
+    group.addoption("--ascendc-report", metavar="DIR", help="write results.jsonl, replays and reports into DIR")
+    group.addoption("--ascendc-waivers", metavar="FILE", help="YAML waivers turning matching failures into 'waived'")
+    group.addoption("--ascendc-timeout", type=float, default=10.0, metavar="SECONDS",
+                    help="per-case timeout for exec targets (default 10 s)")
+    group.addoption("--ascendc-shard", metavar="I/N", help="run only the I-th of N deterministic parts of the suite")
+
+
+def _settings(config: pytest.Config) -> RunSettings:
+    report = config.getoption("ascendc_report")
+    waivers = config.getoption("ascendc_waivers")
+    return RunSettings(target=config.getoption("ascendc_target"),
+                       products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
+                       profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
+                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"))
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("ascendc_target"):
+        return
+    session = RunSession(_settings(config))
+    config.stash[SESSION_KEY] = session
+    settings.load_profile(f"ascendc-{session.settings.profile}")
+    if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
+        config.args.append(str(SUITE_DIR))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return []
+    hello = session.target.hello
+    return [f"ascendc-conformance {conformance.__version__}: target {session.settings.target} "
+            f"(hello: name={hello.name} validates={hello.validates} products={_names(hello.products)} "
+            f"apis={_names(hello.apis)})",
+            f"spec {session.spec.digest}; profile {session.settings.profile} "
+            f"({PROFILES[session.settings.profile]} cases per test); seed {_seed(config)}; "
+            f"products {_names(session.products)}; apis {_names(session.apis)}"]
+
+
+def _names(names) -> str:
+    return ",".join(names) if names else "all"
+
+
+def _seed(config: pytest.Config):
+    return config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    session = metafunc.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return
+    if "ascendc_path" in metafunc.fixturenames:
+        metafunc.parametrize("ascendc_path", session.paths, ids=[p.label for p in session.paths])
+    if "ascendc_fault" in metafunc.fixturenames:
+        metafunc.parametrize("ascendc_fault", session.faults, ids=[f.id for f in session.faults])
+    if "ascendc_boundary" in metafunc.fixturenames:
+        metafunc.parametrize("ascendc_boundary", session.boundaries, ids=[b.id for b in session.boundaries])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = config.getoption("ascendc_shard", None)
+    if not shard or SESSION_KEY not in config.stash:
+        return
+    index, count = _parse_shard(shard)
+    keep, drop = [], []
+    for item in items:
+        (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--ascendc-shard {text!r}: expected I/N, e.g. 1/4") from None
+    if not 1 <= index <= count:
+        raise pytest.UsageError(f"--ascendc-shard {text!r}: I must lie in 1..N")
+    return index, count
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    run = session.config.stash.get(SESSION_KEY, None)
+    if run is None or run.settings.report_dir is None or _is_worker(session.config):
+        return
+    hello = run.target.hello
+    results.append(run.settings.report_dir, {
+        "record": "run", "started": _now(), "target": run.settings.target, "hello": dict(hello.raw),
+        "suite_version": conformance.__version__, "spec_digest": run.spec.digest, "profile": run.settings.profile,
+        "seed": session.config.getoption("hypothesis_seed", None), "products": list(run.products or []),
+        "apis": list(run.apis or []), "shard": session.config.getoption("ascendc_shard", None),
+        "workers": getattr(session.config.option, "numprocesses", None) or 1,
+        "machine": {"node": platform.node(), "python": platform.python_version(), "platform": platform.platform()},
+        "waivers": [w.to_json() for w in run.waivers]})
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    run = session.config.stash.get(SESSION_KEY, None)
+    if run is None or _is_worker(session.config):
+        return
+    unmatched = [w for w in run.waivers if not run.waivers_used[w]] if not _uses_workers(session.config) else []
+    for waiver in unmatched:
+        session.config.issue_config_time_warning(
+            pytest.PytestWarning(f"waiver matched nothing: {waiver.rule or waiver.test} ({waiver.reason})"), stacklevel=2)
+    if run.settings.report_dir is not None:
+        results.append(run.settings.report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
+
+
+def _uses_workers(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None))
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+@pytest.fixture
+def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        pytest.skip("no --ascendc-target given")
+    return session

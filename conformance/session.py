@@ -1,0 +1,189 @@
+"""One conformance run inside pytest: the target, the selection from the spec, verdicts and their records.
+
+The pytest plugin builds one `RunSession` per process (each xdist worker has its own target process); the
+suite's tests hand each drawn case to `RunSession.check`, which asks the reference and the target, judges,
+records, and raises `ConformanceFailure` when the target fails (after saving a replay file).
+"""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import reference
+from conformance import replay, results, waivers
+from conformance.errors import ConformanceError
+from conformance.targets import Target, open_target
+from conformance.verdict import FAILURES, Verdict, judge
+from spec.loader import load_spec
+from strategies.boundaries import Boundary, boundaries
+from strategies.faults import Fault, faults
+from strategies.legal import select_paths
+
+# Which verdict a test reports when its cases differ: the first one present in this order.
+SEVERITY = ("crashed", "timeout", "error", "fail", "missed-reject", "false-reject", "waived", "disputed",
+            "not-supported", "pass")
+
+
+class ConformanceFailure(AssertionError):
+    """The target failed a case; the message is the verdict, its diff and the replay command."""
+
+
+class SuiteError(ConformanceError):
+    """The suite itself misbehaved (e.g. a generated legal case the reference rejects): a bug to report."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    target: str
+    products: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+    profile: str = "ci"
+    report_dir: Path | None = None
+    waivers_file: Path | None = None
+    timeout: float = 10.0
+
+
+@dataclass
+class CheckRecord:
+    """What one conformance test saw over all its cases (mutable: filled in while Hypothesis runs)."""
+
+    test_id: str
+    kind: str
+    product: str | None = None
+    api: str | None = None
+    route: str | None = None
+    src_dtype: str | None = None
+    dst_dtype: str | None = None
+    rule: str | None = None
+    variant: str | None = None
+    counts: Counter = field(default_factory=Counter)
+    tags: Counter = field(default_factory=Counter)
+    disputed: dict = field(default_factory=dict)
+    failure: Verdict | None = None
+    replay: str | None = None
+    replay_command: str | None = None
+    waiver: dict | None = None
+    skipped_reason: str | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def verdict(self) -> str:
+        if self.skipped_reason is not None and not self.counts:
+            return "not-supported" if self.skipped_reason.startswith("not-supported") else "skipped"
+        return next((outcome for outcome in SEVERITY if self.counts[outcome]), "skipped")
+
+    def add(self, verdict: Verdict, tags: list[str]) -> None:
+        if self.failure is None:   # after the first failure Hypothesis shrinks: count only the final answer
+            self.counts[verdict.outcome] += 1
+            self.tags.update(tags)
+            for rule_id in verdict.depends_on:
+                seen = self.disputed.setdefault(rule_id, {"matches_default": 0, "differs": 0})
+                seen["matches_default" if verdict.matches_default else "differs"] += 1
+        if verdict.is_failure:
+            self.failure = verdict
+
+    def to_json(self) -> dict:
+        verdict = self.verdict
+        if self.failure is not None:
+            verdict = self.failure.outcome
+        return {"record": "test", "test_id": self.test_id, "kind": self.kind, "product": self.product,
+                "api": self.api, "route": self.route, "src_dtype": self.src_dtype, "dst_dtype": self.dst_dtype,
+                "rule": self.rule, "variant": self.variant, "verdict": verdict, "counts": dict(self.counts),
+                "cases": sum(self.counts.values()), "tags": dict(self.tags), "disputed": self.disputed,
+                "message": self.failure.message if self.failure else (self.skipped_reason or ""),
+                "diff": self.failure.diff if self.failure else None, "replay": self.replay,
+                "replay_command": self.replay_command, "duration_s": round(time.monotonic() - self.started, 3),
+                "waiver": self.waiver, "skipped_reason": self.skipped_reason}
+
+
+class RunSession:
+    def __init__(self, settings: RunSettings):
+        self.settings = settings
+        self.spec = load_spec()
+        self.waivers = (waivers.load(settings.waivers_file, self.spec.rules) if settings.waivers_file else ())
+        self.waivers_used: Counter = Counter()
+        self._target: Target | None = None
+
+    @property
+    def target(self) -> Target:
+        if self._target is None:
+            self._target = open_target(self.settings.target, timeout=self.settings.timeout)
+        return self._target
+
+    def close(self) -> None:
+        if self._target is not None:
+            self._target.close()
+            self._target = None
+
+    @cached_property
+    def products(self) -> tuple[str, ...] | None:
+        return tuple(self.spec.product(p).id for p in self.settings.products) or None
+
+    @cached_property
+    def apis(self) -> tuple[str, ...] | None:
+        unknown = [api for api in self.settings.apis if api not in self.spec.apis]
+        if unknown:
+            raise ConformanceError(f"unknown API {', '.join(unknown)}; expected one of {', '.join(self.spec.apis)}")
+        return tuple(self.settings.apis) or None
+
+    @cached_property
+    def paths(self):
+        return select_paths(self.spec, self.products, self.apis)
+
+    @cached_property
+    def faults(self) -> list[Fault]:
+        return faults(self.spec, self.products, self.apis)
+
+    @cached_property
+    def boundaries(self) -> list[Boundary]:
+        return boundaries(self.spec, self.products, self.apis)
+
+    def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
+        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed."""
+        expected = reference.expect(case)
+        self._check_expectation(record, case, expected, expectation)
+        answer = self.target.execute(case)
+        verdict = judge(case, expected, answer, self.target.hello)
+        if verdict.is_failure:
+            verdict = self._waived(record, verdict, expected)
+        record.add(verdict, case.get("tags", []))
+        if verdict.outcome in FAILURES:
+            self._save_replay(record, case, expected, verdict)
+            raise ConformanceFailure(f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}")
+
+    def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:
+        """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule."""
+        status = expected["status"]
+        if record.kind == "legal" or record.kind == "boundary":
+            if status != "ok":
+                raise SuiteError(f"suite bug: a generated legal case is {status} by the reference: {expected.get('message')}")
+        elif expectation == "reject":
+            if status != "rejected" or list(expected["rules"]) != [record.rule]:
+                raise SuiteError(f"suite bug: a single fault of {record.rule} gave {status} {expected.get('rules')}")
+        elif record.rule not in expected.get("depends_on", ()):
+            raise SuiteError(f"suite bug: a case for {record.rule} does not depend on it: {expected}")
+
+    def _waived(self, record: CheckRecord, verdict: Verdict, expected: dict) -> Verdict:
+        rules = [r for r in (record.rule, *expected.get("rules", ()), *expected.get("depends_on", ())) if r]
+        for waiver in self.waivers:
+            if waiver.matches(record.test_id, rules):
+                self.waivers_used[waiver] += 1
+                record.waiver = waiver.to_json()
+                return Verdict("waived", f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}",
+                               verdict.expected, verdict.actual, verdict.diff, verdict.depends_on)
+        return verdict
+
+    def _save_replay(self, record: CheckRecord, case: dict, expected: dict, verdict: Verdict) -> None:
+        if self.settings.report_dir is None:
+            return
+        path = replay.save(self.settings.report_dir / "replays", record.test_id, case, expected, verdict.actual,
+                           verdict.to_json(), self.settings.target)
+        record.replay = str(path.relative_to(self.settings.report_dir))
+        record.replay_command = replay.command(path, self.settings.target)
+
+    def finish_test(self, record: CheckRecord) -> None:
+        if self.settings.report_dir is not None:
+            results.append(self.settings.report_dir, record.to_json())

@@ -1,0 +1,1 @@
+"""The conformance suite itself: collected by the plugin when --ascendc-target is given."""

@@ -1,0 +1,89 @@
+"""Reports of a conformance run: coverage, certification statement, and report.json / junit.xml / report.md /
+report.html, all rendered from one report document built from results.jsonl.
+
+    from reports import write_all
+    written = write_all(report_dir)        # reads <report_dir>/results.jsonl, writes the four reports there
+
+`write_all(report_dir, results=None)` -> {"json": Path, "junit": Path, "md": Path, "html": Path}. Pass
+`results` (a RunResults, e.g. merged shards from `load_results(dir1, dir2)`) to report something other than
+the results.jsonl of `report_dir`. `render(fmt, results, report_dir)` gives one format's text.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from reports.model import ReportError, RunResults, TestResult, load_results, merge
+
+FORMATS: dict[str, str] = {"json": "report.json", "junit": "junit.xml", "md": "report.md", "html": "report.html"}
+
+__all__ = ["FORMATS", "ReportError", "RunResults", "TestResult", "build_document", "load_results", "merge",
+           "render", "render_document", "write_all", "write_text"]
+
+
+def _renderer(fmt: str) -> Callable[[dict], str]:
+    if fmt == "json":
+        from reports.render_json import render_json
+        return render_json
+    if fmt == "junit":
+        from reports.render_junit import render_junit
+        return render_junit
+    if fmt == "md":
+        from reports.render_md import render_md
+        return render_md
+    if fmt == "html":
+        from reports.render_html import render_html
+        return render_html
+    raise ReportError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def build_document(results: RunResults, report_dir: str | os.PathLike | None = None, spec=None) -> dict:
+    """The report document (report.json content) of `results`; replay paths relative to `report_dir`."""
+    from reports.render_json import build_report
+
+    return build_report(results, spec=spec, report_dir=report_dir)
+
+
+def render_document(fmt: str, doc: dict) -> str:
+    """One format's text from a report document."""
+    return _renderer(fmt)(doc)
+
+
+def render(fmt: str, results: RunResults, report_dir: str | os.PathLike | None = None, spec=None) -> str:
+    """One format's text (json, junit, md or html) of `results`."""
+    renderer = _renderer(fmt)
+    return renderer(build_document(results, report_dir, spec))
+
+
+def write_text(path: str | os.PathLike, text: str) -> Path:
+    """Write atomically (a temporary file in the same directory, then rename): a reader never sees half a report."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; a report is as readable as any file written
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
+
+def write_all(report_dir: str | os.PathLike, results: RunResults | None = None, *, spec=None,
+              formats: tuple[str, ...] = tuple(FORMATS)) -> dict[str, Path]:
+    """Write report.json, junit.xml, report.md and report.html into `report_dir`, from `results` or else from
+    `<report_dir>/results.jsonl`. Returns {format: path}. Raises ReportError if there are no usable results."""
+    report_dir = Path(report_dir)
+    if results is None:
+        results = load_results(report_dir)
+    doc = build_document(results, report_dir, spec)
+    return {fmt: write_text(report_dir / FORMATS[fmt], _renderer(fmt)(doc)) for fmt in formats}

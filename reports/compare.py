@@ -1,0 +1,145 @@
+"""Compare two runs: new failures, fixed tests, coverage lost, verdict changes.
+
+`compare(old, new, spec=None)` gives a `Comparison`:
+
+- new_failures: tests with a failure verdict in NEW that had none in OLD (or were not in OLD);
+- fixed: tests with a failure verdict in OLD that ran in NEW without one;
+- lost_paths: paths x dtypes covered in OLD (a legal test judged cases) and not in NEW;
+- lost_rules: rules exercised in OLD and not in NEW (with NEW's reason);
+- verdict_changes: every other test whose verdict changed (including tests only one run has).
+
+`render_table(comparison)` is the human table, `Comparison.to_json()` the machine form.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tabulate import tabulate
+
+from reports.coverage import build_coverage
+from reports.model import FAILURE_VERDICTS, RunResults
+
+ABSENT = "(absent)"
+
+
+@dataclass(frozen=True)
+class Change:
+    test_id: str
+    old: str          # verdict in OLD, or ABSENT
+    new: str          # verdict in NEW, or ABSENT
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return {"test_id": self.test_id, "old": None if self.old == ABSENT else self.old,
+                "new": None if self.new == ABSENT else self.new, "message": self.message}
+
+
+@dataclass(frozen=True)
+class LostRule:
+    rule: str
+    reason: str | None
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    old: str
+    new: str
+    new_failures: tuple[Change, ...]
+    fixed: tuple[Change, ...]
+    lost_paths: tuple[str, ...]
+    lost_rules: tuple[LostRule, ...]
+    verdict_changes: tuple[Change, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def regressed(self) -> bool:
+        return bool(self.new_failures or self.lost_paths or self.lost_rules)
+
+    def to_json(self) -> dict:
+        return {"old": self.old, "new": self.new, "new_failures": [c.to_json() for c in self.new_failures],
+                "fixed": [c.to_json() for c in self.fixed], "lost_paths": list(self.lost_paths),
+                "lost_rules": [r.to_json() for r in self.lost_rules],
+                "verdict_changes": [c.to_json() for c in self.verdict_changes], "notes": list(self.notes),
+                "summary": {"new_failures": len(self.new_failures), "fixed": len(self.fixed),
+                            "lost_paths": len(self.lost_paths), "lost_rules": len(self.lost_rules),
+                            "verdict_changes": len(self.verdict_changes)}}
+
+
+def _describe(results: RunResults) -> str:
+    sources = ", ".join(str(s.source) for s in results.shards)
+    return f"{sources} ({results.target}, profile {results.profile}, spec {results.spec_digest})"
+
+
+def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
+    if spec is None:
+        from spec.loader import load_spec
+
+        spec = load_spec()
+    notes = []
+    for key, label in (("target", "target"), ("spec_digest", "spec digest"), ("profile", "profile"),
+                       ("seed", "seed")):
+        a, b = old.run.get(key), new.run.get(key)
+        if a != b:
+            notes.append(f"the runs differ in {label}: {a!r} -> {b!r}")
+    if old.killed:
+        notes.append("OLD did not finish (no end record)")
+    if new.killed:
+        notes.append("NEW did not finish (no end record)")
+    old_tests = {t.test_id: t for t in old.tests}
+    new_tests = {t.test_id: t for t in new.tests}
+    new_failures, fixed, changes = [], [], []
+    for test_id in list(old_tests) + [t for t in new_tests if t not in old_tests]:
+        before, after = old_tests.get(test_id), new_tests.get(test_id)
+        old_verdict = before.verdict if before else ABSENT
+        new_verdict = after.verdict if after else ABSENT
+        if old_verdict == new_verdict:
+            continue
+        message = (after.message if after else before.message if before else "").splitlines()
+        change = Change(test_id, old_verdict, new_verdict, message[0] if message else "")
+        if new_verdict in FAILURE_VERDICTS and old_verdict not in FAILURE_VERDICTS:
+            new_failures.append(change)
+        elif old_verdict in FAILURE_VERDICTS and after is not None and after.ran and not after.is_failure:
+            fixed.append(change)
+        else:
+            changes.append(change)
+    old_cov, new_cov = build_coverage(old, spec), build_coverage(new, spec)
+    new_paths = new_cov.covered_paths()
+    lost_paths = tuple(c.label for c in old_cov.cells if c.covered and c.label not in new_paths)
+    new_rules = {r.id: r for r in new_cov.rules}
+    lost_rules = tuple(LostRule(r.id, new_rules[r.id].reason if r.id in new_rules else "not in the spec")
+                       for r in old_cov.rules if r.covered and not (r.id in new_rules and new_rules[r.id].covered))
+    return Comparison(_describe(old), _describe(new), tuple(new_failures), tuple(fixed), lost_paths, lost_rules,
+                      tuple(changes), tuple(notes))
+
+
+def render_table(comparison: Comparison, limit: int | None = None) -> str:
+    """The comparison as text tables (github pipe format); `limit` caps the rows of each table."""
+    def cap(rows: list) -> list:
+        if limit is not None and len(rows) > limit:
+            return rows[:limit] + [[f"… {len(rows) - limit} more"] + [""] * (len(rows[0]) - 1)]
+        return rows
+
+    out = [f"OLD: {comparison.old}", f"NEW: {comparison.new}", ""]
+    summary = comparison.to_json()["summary"]
+    out.append(tabulate([[k.replace("_", " "), v] for k, v in summary.items()], headers=["change", "count"],
+                        tablefmt="github"))
+    sections = (("New failures", comparison.new_failures), ("Fixed tests", comparison.fixed),
+                ("Other verdict changes", comparison.verdict_changes))
+    for title, changes in sections:
+        out += ["", f"{title} ({len(changes)}):"]
+        if changes:
+            rows = cap([[c.test_id, c.old, c.new, c.message[:100]] for c in changes])
+            out.append(tabulate(rows, headers=["test", "old", "new", "message"], tablefmt="github"))
+    out += ["", f"Coverage lost: paths ({len(comparison.lost_paths)}):"]
+    if comparison.lost_paths:
+        out.append(tabulate(cap([[p] for p in comparison.lost_paths]), headers=["path x dtype"], tablefmt="github"))
+    out += ["", f"Coverage lost: rules ({len(comparison.lost_rules)}):"]
+    if comparison.lost_rules:
+        out.append(tabulate(cap([[r.rule, r.reason or ""] for r in comparison.lost_rules]),
+                            headers=["rule", "reason in NEW"], tablefmt="github"))
+    if comparison.notes:
+        out += ["", "Notes:"] + [f"- {note}" for note in comparison.notes]
+    return "\n".join(out) + "\n"

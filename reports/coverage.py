@@ -1,0 +1,547 @@
+"""Coverage of a run against the spec: the path matrix, the rule table, the disputed points, the totals, and the
+certification statement.
+
+`build_coverage(results, spec)` gives a frozen `Coverage`:
+
+- `cells`: one per documented product x (API, route) x dtype of the spec (every product, selected or not).
+  A cell's `state` is the worst verdict of the legal tests of that path that ran, or "not selected" (the
+  run did not select the product or API), "not run" (selected, but no test record: another shard, or a
+  killed run), "not drawn" (selected, but the test was skipped), or "not-supported" (the target's hello
+  excludes it).
+- `rules`: every rule of the spec with legal hits (`hit:<rule>` tags), boundary hits (`boundary:<rule>:*`
+  tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule),
+  and for a rule nothing exercised, why (REASONS).
+- `disputes`: per disputed rule id, how often the target behaved as the default reading and how often not,
+  with the dispute's default and alternatives from spec.disputes.
+- `verdicts` / `cases`: tests per verdict, judged cases per outcome.
+
+`certify(results, coverage)` gives the `Certification` statement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+from reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
+
+NOT_SELECTED = "not selected"
+NOT_RUN = "not run"
+NOT_DRAWN = "not drawn"
+NOT_SUPPORTED = "not-supported"
+# Cell states that are not verdicts of a test that ran, worst-to-best for display ordering.
+NO_RESULT_STATES = (NOT_SUPPORTED, NOT_RUN, NOT_DRAWN, NOT_SELECTED)
+
+REASON_UNSPECIFIED = "unspecified: never generated"
+REASON_UNREACHABLE = "unreachable under the product's capacity"
+REASON_NOT_SUPPORTED = "not supported by the target"
+REASON_NOT_VALIDATING = "not supported by the target (it does not validate: illegal cases are not sent)"
+REASON_NOT_SELECTED = "not selected in this run"
+REASON_KILLED = "not run: the run ended before its tests"
+REASON_NOT_DRAWN = "not drawn in this profile"
+REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
+           REASON_KILLED, REASON_NOT_DRAWN)
+
+
+def dtype_label(src_dtype: str, dst_dtype: str) -> str:
+    return src_dtype if src_dtype == dst_dtype else f"{src_dtype}->{dst_dtype}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One documented product x API x route x dtype and what the run's legal tests of it found."""
+
+    product: str
+    api: str
+    route: str               # "GM->VECIN"
+    src_dtype: str
+    dst_dtype: str
+    state: str               # a verdict, or one of NO_RESULT_STATES
+    verdicts: Mapping[str, int]   # legal tests of the path per verdict
+    cases: Mapping[str, int]      # judged cases per outcome
+    tests: tuple[str, ...]
+
+    @property
+    def dtype(self) -> str:
+        return dtype_label(self.src_dtype, self.dst_dtype)
+
+    @property
+    def label(self) -> str:
+        return f"{self.product}-{self.api}-{self.route}-{self.dtype}"
+
+    @property
+    def covered(self) -> bool:
+        return self.state not in NO_RESULT_STATES and self.state != "skipped"
+
+    def to_json(self) -> dict:
+        return {"product": self.product, "api": self.api, "route": self.route, "src_dtype": self.src_dtype,
+                "dst_dtype": self.dst_dtype, "dtype": self.dtype, "label": self.label, "state": self.state,
+                "covered": self.covered, "verdicts": dict(self.verdicts), "cases": dict(self.cases),
+                "tests": list(self.tests)}
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    id: str
+    api: str | None
+    kind: str
+    status: str
+    citation: str
+    description: str
+    products: tuple[str, ...]
+    dispute: str | None
+    legal_hits: int
+    boundary_hits: int
+    rejected: int
+    missed: int
+    illegal_counts: Mapping[str, int]   # every outcome of the rule's illegal tests (cases)
+    disputed_cases: int                 # cases of any test whose outcome depended on this rule
+    failures: int                       # tests about this rule (illegal or boundary) with a failure verdict
+    tests: tuple[str, ...]              # tests about this rule (rule == id)
+    reason: str | None                  # why nothing exercised the rule; None when covered
+
+    @property
+    def covered(self) -> bool:
+        return self.reason is None
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "api": self.api, "kind": self.kind, "status": self.status, "citation": self.citation,
+                "description": self.description, "products": list(self.products), "dispute": self.dispute,
+                "legal_hits": self.legal_hits, "boundary_hits": self.boundary_hits, "rejected": self.rejected,
+                "missed": self.missed, "illegal_counts": dict(self.illegal_counts),
+                "disputed_cases": self.disputed_cases, "failures": self.failures, "tests": list(self.tests),
+                "covered": self.covered, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class DisputeRow:
+    rule: str
+    point: str | None
+    title: str
+    status: str
+    default: str
+    alternatives: Mapping[str, str]
+    matches_default: int
+    differs: int
+    tests: tuple[str, ...]
+    selected: bool = True    # the run selected the rule's API and at least one of its products
+
+    @property
+    def behaviour(self) -> str:
+        if not self.matches_default and not self.differs:
+            return "not observed" if self.selected else "not observed (not selected in this run)"
+        if not self.differs:
+            return "matches the default reading"
+        if not self.matches_default:
+            return "differs from the default reading"
+        return "mixed: matches the default reading in some cases, differs in others"
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "point": self.point, "title": self.title, "status": self.status,
+                "default": self.default, "alternatives": dict(self.alternatives),
+                "matches_default": self.matches_default, "differs": self.differs, "behaviour": self.behaviour,
+                "selected": self.selected, "tests": list(self.tests)}
+
+
+@dataclass(frozen=True)
+class Coverage:
+    products: tuple[str, ...]           # every product of the spec, in spec order
+    selected_products: tuple[str, ...]
+    selected_apis: tuple[str, ...]
+    cells: tuple[Cell, ...]
+    rules: tuple[RuleRow, ...]
+    disputes: tuple[DisputeRow, ...]
+    verdicts: Mapping[str, int]
+    cases: Mapping[str, int]
+    notes: tuple[str, ...] = ()
+
+    def cells_of(self, product: str) -> tuple[Cell, ...]:
+        return tuple(c for c in self.cells if c.product == product)
+
+    def covered_paths(self) -> set[str]:
+        return {c.label for c in self.cells if c.covered}
+
+    def covered_rules(self) -> set[str]:
+        return {r.id for r in self.rules if r.covered}
+
+    def product_summary(self, product: str) -> dict:
+        cells = self.cells_of(product)
+        states: dict[str, int] = {}
+        for cell in cells:
+            states[cell.state] = states.get(cell.state, 0) + 1
+        return {"product": product, "selected": product in self.selected_products, "paths": len(cells),
+                "covered": sum(c.covered for c in cells),
+                "failing": sum(c.state in FAILURE_VERDICTS for c in cells),
+                "states": {s: states[s] for s in sorted(states, key=_state_rank)}}
+
+    def paths_summary(self) -> dict:
+        selected = [c for c in self.cells if c.state != NOT_SELECTED]
+        return {"documented": len(self.cells), "selected": len(selected), "covered": sum(c.covered for c in self.cells),
+                "failing": sum(c.state in FAILURE_VERDICTS for c in self.cells)}
+
+    def rules_summary(self) -> dict:
+        reasons: dict[str, int] = {}
+        for row in self.rules:
+            if row.reason:
+                reasons[row.reason] = reasons.get(row.reason, 0) + 1
+        return {"total": len(self.rules), "covered": sum(r.covered for r in self.rules), "uncovered": reasons}
+
+
+def _state_rank(state: str) -> tuple[int, int]:
+    if state in NO_RESULT_STATES:
+        return (1, NO_RESULT_STATES.index(state))
+    return (0, severity(state))
+
+
+def state_rank(state: str) -> tuple[int, int]:
+    """Sort key of a cell state: verdicts worst first, then the no-result states."""
+    return _state_rank(state)
+
+
+def _count(counter: dict, key: str, n: int = 1) -> None:
+    counter[key] = counter.get(key, 0) + n
+
+
+def _sorted_counts(counts: dict) -> Mapping[str, int]:
+    return MappingProxyType({k: counts[k] for k in sorted(counts, key=severity)})
+
+
+def build_coverage(results: RunResults, spec=None) -> Coverage:
+    """The coverage of `results` against `spec` (the packaged spec by default)."""
+    if spec is None:
+        from spec.loader import load_spec
+
+        spec = load_spec()
+    all_products = tuple(p.id for p in spec.products)
+    notes: list[str] = []
+    if results.spec_digest != spec.digest:
+        notes.append(f"the run used spec {results.spec_digest}; coverage is computed against spec {spec.digest}")
+    selected_products = _resolve_products(spec, results.products, notes) or all_products
+    selected_apis = tuple(a for a in results.apis if a in spec.apis) or tuple(spec.apis)
+    unknown_apis = [a for a in results.apis if a not in spec.apis]
+    if unknown_apis:
+        notes.append(f"the run selected API(s) the spec does not document: {', '.join(unknown_apis)}")
+
+    cells = _cells(spec, results, selected_products, selected_apis, notes)
+    rules = _rules(spec, results, selected_products, selected_apis)
+    disputes = _disputes(spec, results, selected_products, selected_apis)
+    return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
+                    cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
+                    verdicts=MappingProxyType(results.verdict_counts()), cases=MappingProxyType(results.case_counts()),
+                    notes=tuple(notes))
+
+
+def _resolve_products(spec, names, notes: list[str]) -> tuple[str, ...]:
+    resolved = []
+    for name in names:
+        product_id = spec.resolve_product(name)
+        if product_id is None:
+            notes.append(f"the run selected product {name!r}, which the spec does not document")
+        elif product_id not in resolved:
+            resolved.append(product_id)
+    return tuple(resolved)
+
+
+def _cells(spec, results: RunResults, products, apis, notes: list[str]) -> list[Cell]:
+    legal: dict[tuple, list[TestResult]] = {}
+    for test in results.tests:
+        if test.kind == "legal" and test.product and test.api and test.route and test.src_dtype:
+            key = (test.product, test.api, test.route, test.src_dtype, test.dst_dtype or test.src_dtype)
+            legal.setdefault(key, []).append(test)
+    cells = []
+    seen = set()
+    order = {product.id: i for i, product in enumerate(spec.products)}
+    for path in sorted(spec.paths(), key=lambda p: (order.get(p.product, 99), p.api, p.src, p.dst)):
+        route = f"{path.src}->{path.dst}"
+        key = (path.product, path.api, route, path.src_dtype, path.dst_dtype)
+        seen.add(key)
+        tests = legal.get(key, [])
+        verdicts: dict[str, int] = {}
+        cases: dict[str, int] = {}
+        for test in tests:
+            _count(verdicts, test.verdict)
+            for outcome, n in test.counts.items():
+                _count(cases, outcome, n)
+        ran = [t.verdict for t in tests if t.ran]
+        if ran:
+            state = worst(ran)
+        elif path.product not in products or path.api not in apis:
+            state = NOT_SELECTED if not tests else (NOT_SUPPORTED if _unsupported(tests) else NOT_DRAWN)
+        elif not tests:
+            state = NOT_RUN
+        elif _unsupported(tests):
+            state = NOT_SUPPORTED
+        else:
+            state = NOT_DRAWN
+        cells.append(Cell(path.product, path.api, route, path.src_dtype, path.dst_dtype, state,
+                          _sorted_counts(verdicts), _sorted_counts(cases), tuple(t.test_id for t in tests)))
+    stray = [t.test_id for key, tests in legal.items() if key not in seen for t in tests]
+    if stray:
+        notes.append(f"{len(stray)} legal test(s) name paths the spec does not document (e.g. {stray[0]})")
+    return cells
+
+
+def _unsupported(tests: list[TestResult]) -> bool:
+    return any(t.verdict == "not-supported" or (t.skipped_reason or "").startswith("not-supported") for t in tests)
+
+
+def _rules(spec, results: RunResults, products, apis) -> list[RuleRow]:
+    hits: dict[str, int] = {}
+    bounds: dict[str, int] = {}
+    disputed: dict[str, int] = {}
+    about: dict[str, list[TestResult]] = {}
+    for test in results.tests:
+        for tag, n in test.tags.items():
+            if tag.startswith("hit:"):
+                _count(hits, tag[4:], n)
+            elif tag.startswith("boundary:"):
+                _count(bounds, tag[len("boundary:"):].rsplit(":", 1)[0], n)
+        for rule_id, seen in test.disputed.items():
+            _count(disputed, rule_id, int(seen.get("matches_default", 0)) + int(seen.get("differs", 0)))
+        if test.rule:
+            about.setdefault(test.rule, []).append(test)
+    rows = []
+    for rule in spec.rules.values():
+        tests = about.get(rule.id, [])
+        illegal: dict[str, int] = {}
+        for test in tests:
+            if test.kind == "illegal":
+                for outcome, n in test.counts.items():
+                    _count(illegal, outcome, n)
+        exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + disputed.get(rule.id, 0)
+                     + sum(t.cases for t in tests))
+        reason = None if exercised else _reason(rule, tests, results, products, apis)
+        rows.append(RuleRow(
+            id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
+            description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
+            legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get("pass", 0),
+            missed=illegal.get("missed-reject", 0), illegal_counts=_sorted_counts(illegal),
+            disputed_cases=disputed.get(rule.id, 0), failures=sum(t.is_failure for t in tests),
+            tests=tuple(t.test_id for t in tests), reason=reason))
+    return rows
+
+
+def _selected(rule, products, apis) -> bool:
+    return (rule.api is None or rule.api in apis) and bool(set(rule.products) & set(products))
+
+
+def _reason(rule, tests: list[TestResult], results: RunResults, products, apis) -> str:
+    if rule.status == "unspecified":
+        return REASON_UNSPECIFIED
+    if not _selected(rule, products, apis):
+        return REASON_NOT_SELECTED
+    reasons = [t.skipped_reason or "" for t in tests]
+    if any(t.verdict == "not-supported" or r.startswith("not-supported") for t, r in zip(tests, reasons)):
+        return REASON_NOT_SUPPORTED
+    if any(r.startswith("target does not validate") for r in reasons):
+        return REASON_NOT_VALIDATING
+    if any(t.kind == "boundary" and r.startswith("unreachable") for t, r in zip(tests, reasons)):
+        return REASON_UNREACHABLE
+    if results.killed and not tests:
+        return REASON_KILLED
+    return REASON_NOT_DRAWN
+
+
+def _disputes(spec, results: RunResults, products, apis) -> list[DisputeRow]:
+    seen: dict[str, dict] = {}
+    for test in results.tests:
+        for rule_id, counts in test.disputed.items():
+            entry = seen.setdefault(rule_id, {"matches_default": 0, "differs": 0, "tests": []})
+            entry["matches_default"] += int(counts.get("matches_default", 0))
+            entry["differs"] += int(counts.get("differs", 0))
+            entry["tests"].append(test.test_id)
+    ids = [r.id for r in spec.rules.values() if r.status in ("disputed", "vendor-only")]
+    ids += [rule_id for rule_id in seen if rule_id not in ids]
+    rows = []
+    for rule_id in ids:
+        rule = spec.rules.get(rule_id)
+        point = spec.disputes.get(rule.dispute) if rule is not None and rule.dispute else None
+        entry = seen.get(rule_id, {"matches_default": 0, "differs": 0, "tests": []})
+        if point is not None:
+            title, default, alternatives = point.title, point.default, dict(point.alternatives)
+        elif rule is not None:
+            title = rule.description
+            default = f"{rule.default_outcome} (the suite's default reading)"
+            alternatives = {}
+        else:
+            title, default, alternatives = "(rule not in the spec)", "", {}
+        rows.append(DisputeRow(rule=rule_id, point=rule.dispute if rule is not None else None, title=title,
+                               status=rule.status if rule is not None else "unknown", default=default,
+                               alternatives=MappingProxyType(alternatives), matches_default=entry["matches_default"],
+                               differs=entry["differs"], tests=tuple(entry["tests"]),
+                               selected=rule is None or _selected(rule, products, apis)))
+    return rows
+
+
+# --- certification statement -------------------------------------------------------------------------
+
+CONFORMS = "conforms"
+EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
+                    "xdist worker that crashed",
+                 2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
+DOES_NOT_CONFORM = "does not conform"
+INCOMPLETE = "incomplete"
+
+
+@dataclass(frozen=True)
+class Certification:
+    target: str
+    suite_version: str
+    spec_digest: str
+    profile: str
+    seed: int | None
+    products: tuple[str, ...]        # selected products with at least one legal test that ran
+    apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
+    unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes (all their tests skipped)
+    outcome: str                     # CONFORMS, DOES_NOT_CONFORM or INCOMPLETE
+    is_certification: bool
+    summary: str                     # one sentence on the outcome
+    scope: str                       # "This is a certification run ..." / "This is not a certification run ..."
+    remarks: tuple[str, ...] = ()
+    failing_tests: int = 0
+    tests: int = 0
+    cases: int = 0
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        seed = str(self.seed) if self.seed is not None else "not fixed (random)"
+        return (f"Target: {self.target}",
+                f"Suite: ascendc-conformance {self.suite_version}; spec digest {self.spec_digest}; "
+                f"profile {self.profile}; seed {seed}",
+                f"Products covered: {', '.join(self.products) or 'none'}",
+                f"APIs covered: {', '.join(self.apis) or 'none'}",
+                *((f"Not supported by the target: {', '.join(self.unsupported)}",) if self.unsupported else ()),
+                f"Outcome: {self.outcome}. {self.summary}",
+                self.scope,
+                *self.remarks)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def to_json(self) -> dict:
+        return {"target": self.target, "suite_version": self.suite_version, "spec_digest": self.spec_digest,
+                "profile": self.profile, "seed": self.seed, "products": list(self.products), "apis": list(self.apis),
+                "unsupported": list(self.unsupported), "outcome": self.outcome,
+                "is_certification": self.is_certification, "summary": self.summary, "scope": self.scope,
+                "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
+                "cases": self.cases, "text": self.text}
+
+
+def certify(results: RunResults, coverage: Coverage) -> Certification:
+    """The certification statement: who was tested with what, and whether it conforms."""
+    tests = len(results.tests)
+    cases = sum(t.cases for t in results.tests)
+    failing = [t for t in results.tests if t.is_failure]
+    ran = [c for c in coverage.cells if c.covered]
+    products = tuple(p for p in coverage.selected_products if any(c.product == p for c in ran))
+    apis = tuple(a for a in coverage.selected_apis if any(c.api == a for c in ran))
+    unsupported = sorted({f"{c.product}/{c.api}" for c in coverage.cells if c.state == NOT_SUPPORTED})
+    verdicts = coverage.verdicts
+    remarks: list[str] = []
+    extras = []
+    for verdict, words in (("disputed", "disputed (reported apart, counted neither for nor against)"),
+                           ("waived", "waived (known failures accepted by a waiver)"),
+                           ("not-supported", "not supported by the target")):
+        if verdicts.get(verdict):
+            extras.append(f"{verdicts[verdict]} {words}")
+    missing_shards = results.missing_shards
+    exit_status = results.exit_status
+    if failing:
+        outcome = DOES_NOT_CONFORM
+        summary = (f"{len(failing)} of {tests} tests have a failure verdict "
+                   f"({', '.join(f'{n} {v}' for v, n in verdicts.items() if v in FAILURE_VERDICTS)}).")
+    elif results.killed:
+        outcome = INCOMPLETE
+        summary = f"No failure verdict in the {tests} tests recorded, but the run did not finish."
+    elif missing_shards:
+        outcome = INCOMPLETE
+        summary = f"No failure verdict in {tests} tests, but shard(s) {', '.join(missing_shards)} are missing."
+    elif tests == 0 or not ran:
+        outcome = INCOMPLETE
+        summary = "No conformance test judged any case."
+    elif exit_status not in (0, None):
+        outcome = INCOMPLETE
+        summary = (f"No failure verdict in {tests} tests, but the run ended with pytest exit status {exit_status}"
+                   f" ({EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
+    else:
+        outcome = CONFORMS
+        summary = f"No failure verdict in {tests} tests ({cases} cases)."
+    if extras:
+        summary += " Also: " + "; ".join(extras) + "."
+    profile = results.profile
+    if results.killed:
+        is_certification = False
+        if profile == "full":
+            scope = ("This is not a certification run: the run was killed before it finished "
+                     "(no end record in results.jsonl).")
+        else:
+            scope = f"This is not a certification run (profile {profile})."
+            remarks.append("The run was killed before it finished (no end record in results.jsonl).")
+    elif profile != "full":
+        is_certification = False
+        scope = f"This is not a certification run (profile {profile})."
+    elif missing_shards:
+        is_certification = False
+        scope = f"This is not a certification run: shard(s) {', '.join(missing_shards)} of the run are missing."
+    elif exit_status not in (0, 1, None):
+        is_certification = False
+        scope = (f"This is not a certification run: the run did not complete (pytest exit status {exit_status}: "
+                 f"{EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
+    else:
+        is_certification = True
+        scope = "This is a certification run (profile full)."
+    if results.seed is None:
+        remarks.append("The seed was not fixed: pass --hypothesis-seed to make the run reproducible.")
+    if len(results.shards) > 1:
+        remarks.append(f"Merged from {len(results.shards)} results files"
+                       + (f" (shards {', '.join(s.shard for s in results.shards if s.shard)})."
+                          if any(s.shard for s in results.shards) else "."))
+    if results.spec_digest != "(unknown)" and coverage.notes and any("spec" in n for n in coverage.notes):
+        remarks.extend(n for n in coverage.notes if n.startswith("the run used spec"))
+    return Certification(target=results.target, suite_version=results.suite_version, spec_digest=results.spec_digest,
+                         profile=profile, seed=results.seed, products=products, apis=apis,
+                         unsupported=tuple(unsupported), outcome=outcome, is_certification=is_certification,
+                         summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
+                         cases=cases)
+
+
+# --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------
+
+STATE_SYMBOLS = {"pass": "ok", "fail": "FAIL", "missed-reject": "MISS", "false-reject": "FREJ", "error": "ERR",
+                 "timeout": "TIME", "crashed": "CRASH", "waived": "W", "disputed": "D", "not-supported": "n/s",
+                 "skipped": "skip", NOT_DRAWN: "·", NOT_RUN: "?", NOT_SELECTED: "–"}
+
+
+def matrix_tables(coverage: dict) -> list[dict]:
+    """The report's coverage matrix as one table per product (every product of the spec, in spec order):
+    {"product", "display_name", "selected", "summary", "dtypes": [column labels],
+     "rows": [{"api", "route", "cells": [cell dict | None per column], "state": worst state of the row}]}."""
+    products = {p["id"]: p for p in coverage["products"]}
+    order = {name: i for i, name in enumerate(coverage.get("dtypes", ()))}
+
+    def rank(dtype: str) -> tuple[int, str]:
+        return (order.get(dtype, len(order)), dtype)
+
+    tables: dict[str, dict] = {}
+    for product in coverage["products"]:
+        tables[product["id"]] = {"product": product["id"], "display_name": product["display_name"],
+                                 "selected": product["selected"], "summary": product, "dtypes": [], "rows": {}}
+    for cell in coverage["matrix"]:
+        table = tables.setdefault(cell["product"], {
+            "product": cell["product"], "display_name": cell["product"], "selected": False,
+            "summary": products.get(cell["product"], {}), "dtypes": [], "rows": {}})
+        if cell["dtype"] not in table["dtypes"]:
+            table["dtypes"].append(cell["dtype"])
+        table["rows"].setdefault((cell["api"], cell["route"]), {})[cell["dtype"]] = cell
+    result = []
+    for table in tables.values():
+        # same-dtype columns first, converting pairs after them, each in the order of the spec's dtypes
+        dtypes = sorted(table["dtypes"], key=lambda d: ("->" in d, *(rank(part) for part in d.split("->"))))
+        rows = []
+        for (api, route), cells in sorted(table["rows"].items()):
+            states = [c["state"] for c in cells.values()]
+            rows.append({"api": api, "route": route, "cells": [cells.get(d) for d in dtypes],
+                         "state": min(states, key=state_rank) if states else NOT_SELECTED})
+        result.append({**table, "dtypes": dtypes, "rows": rows})
+    return result

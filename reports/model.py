@@ -1,0 +1,466 @@
+"""The results of one run (or of several shards of one run), read from results.jsonl files, as frozen objects.
+
+`load_results(*sources)` reads one or more results files (or report directories holding a results.jsonl)
+into one `RunResults`:
+
+- one file: its run record (metadata), its test records, its end record. A file without an end record is a
+  run that was killed (or is still running): `RunResults.killed` is true and `notes` says so. A truncated
+  last line (a run killed mid-write) is skipped by conformance.results.read. A file holding several runs
+  (a reused report directory) is reported as its last run, with a note.
+- several files (shards run on several machines): the run metadata must agree on target, spec digest,
+  profile and seed, else `ReportError` names every mismatch; the tests are unioned, and a test id present
+  twice keeps the worse verdict (with a note naming both).
+
+Nothing here knows the spec; coverage is computed from a RunResults and the spec by reports.coverage.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from conformance import results as results_file
+from conformance.errors import ConformanceError
+from conformance.verdict import FAILURES, OUTCOMES
+
+# Verdicts of a test, worst first (the order conformance.session reports a test's worst case by, then
+# "skipped": a test that ran nothing). A merge keeps the earlier of two verdicts of one test id.
+VERDICT_ORDER = ("crashed", "timeout", "error", "fail", "missed-reject", "false-reject", "waived", "disputed",
+                 "not-supported", "pass", "skipped")
+VERDICTS = tuple(OUTCOMES) + ("skipped",)
+FAILURE_VERDICTS = frozenset(FAILURES)
+# The metadata that must agree when shards are merged.
+MERGE_KEYS = ("target", "spec_digest", "profile", "seed")
+
+
+class ReportError(ConformanceError):
+    """Results cannot be reported (unreadable, not a run, shards that do not belong together)."""
+
+
+def severity(verdict: str) -> int:
+    """Rank of a verdict: lower is worse; unknown verdicts rank with the failures (they are suspicious)."""
+    try:
+        return VERDICT_ORDER.index(verdict)
+    except ValueError:
+        return VERDICT_ORDER.index("fail")
+
+
+def worst(verdicts: Iterable[str]) -> str | None:
+    """The worst of some verdicts (None for none)."""
+    return min(verdicts, key=severity, default=None)
+
+
+def _freeze(value: Any) -> Any:
+    """Read-only views all the way down (dicts become mappingproxies, lists tuples)."""
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Plain JSON-able data back from _freeze's views."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One conformance test: a "test" record of results.jsonl, plus the report dir it came from."""
+
+    __test__ = False  # not a pytest test class
+
+    test_id: str
+    kind: str
+    verdict: str
+    product: str | None = None
+    api: str | None = None
+    route: str | None = None
+    src_dtype: str | None = None
+    dst_dtype: str | None = None
+    rule: str | None = None
+    variant: str | None = None
+    counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    cases: int = 0
+    tags: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    disputed: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
+    message: str = ""
+    diff: Mapping | None = None
+    replay: str | None = None
+    replay_command: str | None = None
+    duration_s: float = 0.0
+    waiver: Mapping | None = None
+    skipped_reason: str | None = None
+    source: Path | None = None   # the report directory of the results file the record came from
+
+    @classmethod
+    def from_record(cls, record: Mapping, source: Path | None = None, where: str = "") -> "TestResult":
+        test_id = record.get("test_id")
+        if not isinstance(test_id, str) or not test_id:
+            raise ReportError(f"{where}: a test record without a test_id")
+        verdict = record.get("verdict")
+        if not isinstance(verdict, str) or not verdict:
+            raise ReportError(f"{where}: test record {test_id} has no verdict")
+        counts = {str(k): int(v) for k, v in (record.get("counts") or {}).items()}
+        tags = {str(k): int(v) for k, v in (record.get("tags") or {}).items()}
+        disputed = {str(rule): {"matches_default": int((seen or {}).get("matches_default", 0)),
+                                "differs": int((seen or {}).get("differs", 0))}
+                    for rule, seen in (record.get("disputed") or {}).items()}
+        cases = record.get("cases")
+        return cls(test_id=test_id, kind=str(record.get("kind") or "unknown"), verdict=verdict,
+                   product=record.get("product"), api=record.get("api"), route=record.get("route"),
+                   src_dtype=record.get("src_dtype"), dst_dtype=record.get("dst_dtype"), rule=record.get("rule"),
+                   variant=record.get("variant"), counts=_freeze(counts),
+                   cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
+                   tags=_freeze(tags), disputed=_freeze(disputed), message=str(record.get("message") or ""),
+                   diff=_freeze(record.get("diff")) if record.get("diff") else None, replay=record.get("replay"),
+                   replay_command=record.get("replay_command"),
+                   duration_s=float(record.get("duration_s") or 0.0),
+                   waiver=_freeze(record.get("waiver")) if record.get("waiver") else None,
+                   skipped_reason=record.get("skipped_reason"), source=source)
+
+    @property
+    def is_failure(self) -> bool:
+        return self.verdict in FAILURE_VERDICTS
+
+    @property
+    def ran(self) -> bool:
+        """At least one case was judged (not skipped, not unsupported)."""
+        return self.cases > 0 and self.verdict not in ("skipped", "not-supported")
+
+    @property
+    def dtype(self) -> str | None:
+        """The dtype label of a path test: 'half', or 'half->float' for a mixed pair."""
+        if self.src_dtype is None:
+            return None
+        if self.dst_dtype in (None, self.src_dtype):
+            return self.src_dtype
+        return f"{self.src_dtype}->{self.dst_dtype}"
+
+    @property
+    def replay_path(self) -> Path | None:
+        """The replay file, resolved against the report dir the record came from."""
+        if not self.replay:
+            return None
+        path = Path(self.replay)
+        if not path.is_absolute() and self.source is not None:
+            path = self.source / path
+        return path
+
+    def to_json(self) -> dict:
+        return {"test_id": self.test_id, "kind": self.kind, "verdict": self.verdict, "product": self.product,
+                "api": self.api, "route": self.route, "src_dtype": self.src_dtype, "dst_dtype": self.dst_dtype,
+                "rule": self.rule, "variant": self.variant, "counts": thaw(self.counts), "cases": self.cases,
+                "tags": thaw(self.tags), "disputed": thaw(self.disputed), "message": self.message,
+                "replay": self.replay, "replay_command": self.replay_command, "duration_s": self.duration_s,
+                "waiver": thaw(self.waiver), "skipped_reason": self.skipped_reason}
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One results file that went into a RunResults: where it is, which shard, when and where it ran."""
+
+    source: Path                 # the results.jsonl file
+    shard: str | None
+    started: str | None
+    finished: str | None
+    exit_status: int | None
+    machine: Mapping
+    workers: int | None
+    command: str | None
+    tests: int
+
+    @property
+    def killed(self) -> bool:
+        return self.finished is None
+
+    def to_json(self) -> dict:
+        return {"source": str(self.source), "shard": self.shard, "started": self.started, "finished": self.finished,
+                "exit_status": self.exit_status, "killed": self.killed, "machine": thaw(self.machine),
+                "workers": self.workers, "command": self.command, "tests": self.tests}
+
+
+@dataclass(frozen=True)
+class RunResults:
+    """One run: metadata (`run`, the run record of the first shard), tests, end, shards, notes."""
+
+    run: Mapping
+    tests: tuple[TestResult, ...]
+    end: Mapping | None           # the end record (merged: the last finish, the worst exit status); None if killed
+    shards: tuple[Shard, ...]
+    notes: tuple[str, ...] = ()
+    duplicates: tuple[str, ...] = ()   # test ids present more than once
+
+    # --- metadata ------------------------------------------------------------------------------------
+    def _get(self, key: str, default: Any = None) -> Any:
+        return self.run.get(key, default)
+
+    @property
+    def target(self) -> str:
+        return str(self._get("target") or "(unknown target)")
+
+    @property
+    def suite_version(self) -> str:
+        return str(self._get("suite_version") or "(unknown)")
+
+    @property
+    def spec_digest(self) -> str:
+        return str(self._get("spec_digest") or "(unknown)")
+
+    @property
+    def profile(self) -> str:
+        return str(self._get("profile") or "(unknown)")
+
+    @property
+    def seed(self) -> int | None:
+        return self._get("seed")
+
+    @property
+    def products(self) -> tuple[str, ...]:
+        """The products the run selected; empty = all of the spec."""
+        return tuple(self._get("products") or ())
+
+    @property
+    def apis(self) -> tuple[str, ...]:
+        """The APIs the run selected; empty = all of the spec."""
+        return tuple(self._get("apis") or ())
+
+    @property
+    def hello(self) -> Mapping:
+        return self._get("hello") or MappingProxyType({})
+
+    @property
+    def started(self) -> str | None:
+        return min((s.started for s in self.shards if s.started), default=None)
+
+    @property
+    def finished(self) -> str | None:
+        return None if self.end is None else self.end.get("finished")
+
+    @property
+    def exit_status(self) -> int | None:
+        return None if self.end is None else self.end.get("exit_status")
+
+    @property
+    def killed(self) -> bool:
+        """Some results file has no end record: the run (or one of its shards) did not finish."""
+        return any(shard.killed for shard in self.shards)
+
+    @property
+    def waivers_declared(self) -> tuple[Mapping, ...]:
+        return tuple(self._get("waivers") or ())
+
+    @property
+    def missing_shards(self) -> tuple[str, ...]:
+        """For a sharded run, the shards 'I/N' not among the results (empty when complete or unsharded)."""
+        present: set[int] = set()
+        total = 0
+        for shard in self.shards:
+            parsed = _parse_shard(shard.shard)
+            if parsed is None:
+                return ()   # an unsharded part runs everything
+            present.add(parsed[0])
+            total = max(total, parsed[1])
+        return tuple(f"{i}/{total}" for i in range(1, total + 1) if i not in present)
+
+    # --- tests ---------------------------------------------------------------------------------------
+    def test(self, test_id: str) -> TestResult | None:
+        return next((t for t in self.tests if t.test_id == test_id), None)
+
+    @property
+    def failures(self) -> tuple[TestResult, ...]:
+        return tuple(t for t in self.tests if t.is_failure)
+
+    def verdict_counts(self) -> dict[str, int]:
+        """Tests per verdict, in VERDICT_ORDER (zero counts left out)."""
+        counts: dict[str, int] = {}
+        for test in self.tests:
+            counts[test.verdict] = counts.get(test.verdict, 0) + 1
+        return {v: counts[v] for v in sorted(counts, key=severity)}
+
+    def case_counts(self) -> dict[str, int]:
+        """Judged cases per outcome over all tests."""
+        counts: dict[str, int] = {}
+        for test in self.tests:
+            for outcome, n in test.counts.items():
+                counts[outcome] = counts.get(outcome, 0) + n
+        return {v: counts[v] for v in sorted(counts, key=severity)}
+
+    def metadata(self) -> dict:
+        """The run metadata as plain JSON (for report.json)."""
+        machines = [thaw(s.machine) for s in self.shards]
+        return {"target": self.target, "hello": thaw(self.hello), "suite_version": self.suite_version,
+                "spec_digest": self.spec_digest, "profile": self.profile, "seed": self.seed,
+                "products": list(self.products), "apis": list(self.apis), "started": self.started,
+                "finished": self.finished, "exit_status": self.exit_status, "killed": self.killed,
+                "machine": machines[0] if machines else {}, "command": self._get("command"),
+                "shards": [s.to_json() for s in self.shards], "missing_shards": list(self.missing_shards)}
+
+
+def _parse_shard(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        index, count = (int(part) for part in str(text).split("/"))
+    except ValueError:
+        return None
+    return index, count
+
+
+def results_path(source: str | os.PathLike) -> Path:
+    """The results.jsonl of a report dir, or the file itself; a missing one is a ReportError."""
+    path = Path(source)
+    if path.is_dir():
+        path = path / results_file.RESULTS_FILE
+        if not path.is_file():
+            raise ReportError(f"{source}: no {results_file.RESULTS_FILE} in this directory "
+                              "(run with --ascendc-report DIR to write one)")
+        return path
+    if not path.is_file():
+        raise ReportError(f"{source}: no such file or directory")
+    return path
+
+
+def _read_one(source: str | os.PathLike) -> RunResults:
+    path = results_path(source)
+    try:
+        records = list(results_file.read(path))
+    except results_file.ResultsError as error:
+        raise ReportError(str(error)) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReportError(f"{path}: cannot read ({error})") from None
+    notes: list[str] = []
+    # Split into runs at each run record; stray records before the first run record belong to it.
+    runs: list[list[dict]] = []
+    for record in records:
+        if record["record"] == "run" or not runs:
+            runs.append([])
+        runs[-1].append(record)
+    segments = [seg for seg in runs if any(r["record"] == "run" for r in seg)]
+    if not segments:
+        raise ReportError(f"{path}: no run record (the first line of a results file); "
+                          "this is not the results of a conformance run, or the run died before it started")
+    if len(segments) > 1:
+        starts = [next(r for r in seg if r["record"] == "run").get("started") for seg in segments]
+        notes.append(f"{path} holds {len(segments)} runs (the report directory was reused); reporting the last "
+                     f"one, started {starts[-1]} (earlier: {', '.join(str(s) for s in starts[:-1])})")
+    segment = segments[-1]
+    run = next(r for r in segment if r["record"] == "run")
+    ends = [r for r in segment if r["record"] == "end"]
+    end = ends[-1] if ends else None
+    source_dir = path.parent
+    tests: list[TestResult] = []
+    unknown = 0
+    for number, record in enumerate(segment, start=1):
+        if record["record"] == "test":
+            tests.append(TestResult.from_record(record, source_dir, f"{path}: record {number}"))
+        elif record["record"] not in ("run", "end"):
+            unknown += 1
+    if unknown:
+        notes.append(f"{path}: {unknown} record(s) of an unknown kind ignored")
+    if end is None:
+        notes.append(f"{path} has no end record: the run was killed (or is still running) before it finished; "
+                     f"the report covers the {len(tests)} test(s) it recorded")
+    machine = run.get("machine") or {}
+    shard = Shard(source=path, shard=run.get("shard"), started=run.get("started"),
+                  finished=end.get("finished") if end else None,
+                  exit_status=end.get("exit_status") if end else None, machine=_freeze(machine),
+                  workers=run.get("workers"), command=run.get("command"), tests=len(tests))
+    tests, duplicates, dup_notes = _union([tests])
+    run_meta = {k: v for k, v in run.items() if k != "record"}
+    return RunResults(run=_freeze(run_meta), tests=tuple(tests), end=_freeze(end) if end else None,
+                      shards=(shard,), notes=tuple(notes + dup_notes), duplicates=tuple(duplicates))
+
+
+def _union(groups: list[list[TestResult]]) -> tuple[list[TestResult], list[str], list[str]]:
+    """Tests by id, first-seen order; a duplicate keeps the worse verdict."""
+    kept: dict[str, TestResult] = {}
+    duplicates: list[str] = []
+    notes: list[str] = []
+    for group in groups:
+        for test in group:
+            other = kept.get(test.test_id)
+            if other is None:
+                kept[test.test_id] = test
+                continue
+            duplicates.append(test.test_id)
+            winner, loser = (test, other) if severity(test.verdict) < severity(other.verdict) else (other, test)
+            kept[test.test_id] = winner
+            notes.append(f"test {test.test_id} was recorded twice ({_where(other)}: {other.verdict}; "
+                         f"{_where(test)}: {test.verdict}); kept the worse verdict, {winner.verdict}")
+    return list(kept.values()), duplicates, notes
+
+
+def _where(test: TestResult) -> str:
+    return str(test.source) if test.source is not None else "?"
+
+
+def merge(parts: Iterable[RunResults]) -> RunResults:
+    """One RunResults from several shards of one run; ReportError if their metadata disagree."""
+    parts = list(parts)
+    if not parts:
+        raise ReportError("no results to merge")
+    if len(parts) == 1:
+        return parts[0]
+    mismatches = []
+    for key in MERGE_KEYS:
+        values = [part.run.get(key) for part in parts]
+        if len({repr(v) for v in values}) > 1:
+            listed = "; ".join(f"{value!r} in {part.shards[0].source}" for part, value in zip(parts, values))
+            mismatches.append(f"{key} differs ({listed})")
+    if mismatches:
+        raise ReportError("cannot merge results of different runs (shards of one run share target, spec digest, "
+                          "profile and seed): " + "; ".join(mismatches))
+    notes: list[str] = []
+    for part in parts:
+        notes.extend(part.notes)
+    sources = [shard.source.resolve() for part in parts for shard in part.shards]
+    if len(set(sources)) < len(sources):
+        notes.append("the same results file was given more than once")
+    versions = {part.suite_version for part in parts}
+    if len(versions) > 1:
+        notes.append(f"the shards ran different suite versions: {', '.join(sorted(versions))}")
+    shard_names = [shard.shard for part in parts for shard in part.shards if shard.shard]
+    repeated = sorted({s for s in shard_names if shard_names.count(s) > 1})
+    if repeated:
+        notes.append(f"shard(s) {', '.join(repeated)} given more than once")
+    run = thaw(parts[0].run)
+    # A selection that differs between parts: the union (empty = everything).
+    for key in ("products", "apis"):
+        selections = [list(part.run.get(key) or ()) for part in parts]
+        if len({tuple(s) for s in selections}) > 1:
+            notes.append(f"the shards selected different {key}: "
+                         + "; ".join(", ".join(s) or "all" for s in selections) + "; reporting their union")
+            run[key] = [] if any(not s for s in selections) else sorted({x for s in selections for x in s})
+    waivers: list = []
+    for part in parts:
+        for waiver in thaw(part.run.get("waivers") or []):
+            if waiver not in waivers:
+                waivers.append(waiver)
+    run["waivers"] = waivers
+    run["shard"] = None
+    tests, duplicates, dup_notes = _union([list(part.tests) for part in parts])
+    ends = [part.end for part in parts]
+    end = None
+    if all(e is not None for e in ends):
+        statuses = [int(e.get("exit_status") or 0) for e in ends]
+        end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in ends) or None,
+               "exit_status": max(statuses, key=lambda s: (s != 0, s))}
+    return RunResults(run=_freeze(run), tests=tuple(tests), end=_freeze(end) if end else None,
+                      shards=tuple(shard for part in parts for shard in part.shards), notes=tuple(notes + dup_notes),
+                      duplicates=tuple(d for part in parts for d in part.duplicates) + tuple(duplicates))
+
+
+def load_results(*sources: str | os.PathLike) -> RunResults:
+    """Read results.jsonl files (or report dirs holding one) into one RunResults; several are merged."""
+    if len(sources) == 1 and isinstance(sources[0], (list, tuple)):
+        sources = tuple(sources[0])
+    if not sources:
+        raise ReportError("no results given (a report directory or a results.jsonl file)")
+    return merge(_read_one(source) for source in sources)

@@ -1,0 +1,37 @@
+"""report.html from the report document: one self-contained file (inline CSS, no JavaScript, no external assets,
+fonts or links), rendered with Jinja2 from reports/templates/report.html.j2.
+
+Sections (element ids): certification, totals, heatmap (one table per product of the spec, rows API + route,
+columns dtypes, cells coloured by the worst verdict), rules, disputed, failures (diffs in <pre>, replay
+commands), waivers, and notes when there are any.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+from reports.coverage import NO_RESULT_STATES, STATE_SYMBOLS, matrix_tables
+from reports.model import VERDICT_ORDER
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATE = "report.html.j2"
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                              trim_blocks=True, lstrip_blocks=True,
+                              keep_trailing_newline=True)
+
+
+def render_html(doc: dict) -> str:
+    coverage = doc["coverage"]
+    tests, cases = doc["verdicts"]["tests"], doc["verdicts"]["cases"]
+    verdict_names = [v for v in VERDICT_ORDER if v in tests or v in cases]
+    verdict_names += [v for v in list(tests) + list(cases) if v not in verdict_names]
+    symbols = {state: STATE_SYMBOLS[state] for state in (*VERDICT_ORDER, *NO_RESULT_STATES) if state in STATE_SYMBOLS}
+    return _environment().get_template(TEMPLATE).render(
+        doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
+        symbols=symbols, verdict_names=verdict_names)

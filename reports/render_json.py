@@ -1,0 +1,139 @@
+"""The report document (report.json, format 1): the one model every renderer draws from.
+
+`build_report(results, spec=None, report_dir=None)` turns a RunResults into a plain JSON-able dict that
+validates against reports/schema/report-v1.schema.json: run metadata (start, end, machine, shards),
+the certification statement, verdict totals, coverage (path matrix, rules, disputed points), failures with
+their diffs, replay files and replay commands, waivers used / unmatched, every test, and notes.
+`render_json(doc)` is its text; `validate_report(doc)` checks it against the schema.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import conformance
+from reports.coverage import Coverage, build_coverage, certify
+from reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
+
+REPORT_FORMAT = 1
+SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "report-v1.schema.json"
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def validate_report(doc: dict) -> None:
+    """Raise jsonschema.ValidationError if `doc` is not a valid report.json v1."""
+    import jsonschema
+
+    jsonschema.Draft202012Validator(schema()).validate(doc)
+
+
+def diff_text(diff: Any) -> str:
+    """conformance.diff.format_diff of a stored diff; the raw JSON if it is not one format_diff knows."""
+    if not diff:
+        return ""
+    from conformance.diff import format_diff
+
+    try:
+        return format_diff(thaw(diff))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return json.dumps(thaw(diff), indent=1, sort_keys=True)
+
+
+def _replay_for(test: TestResult, report_dir: Path | None) -> str | None:
+    """The replay file as a path relative to the report being written (absolute when on another branch)."""
+    path = test.replay_path
+    if path is None:
+        return None
+    if report_dir is None or test.source is None:
+        return test.replay
+    if test.source.resolve() == Path(report_dir).resolve():
+        return test.replay
+    try:
+        return os.path.relpath(path.resolve(), Path(report_dir).resolve())
+    except ValueError:   # another drive (Windows)
+        return str(path.resolve())
+
+
+def _failure(test: TestResult, report_dir: Path | None) -> dict:
+    replay = _replay_for(test, report_dir)
+    exists = test.replay_path.is_file() if test.replay_path is not None else False
+    return {"test_id": test.test_id, "verdict": test.verdict, "kind": test.kind, "product": test.product,
+            "api": test.api, "route": test.route, "dtype": test.dtype, "rule": test.rule, "variant": test.variant,
+            "message": test.message, "diff": thaw(test.diff), "diff_text": diff_text(test.diff), "replay": replay,
+            "replay_exists": exists, "replay_command": test.replay_command, "counts": thaw(test.counts),
+            "cases": test.cases}
+
+
+def _waiver_key(waiver: Any) -> str:
+    return json.dumps(thaw(waiver), sort_keys=True)
+
+
+def _waivers(results: RunResults) -> dict:
+    declared = [thaw(w) for w in results.waivers_declared]
+    used: dict[str, dict] = {}
+    for test in results.tests:
+        if test.waiver:
+            entry = used.setdefault(_waiver_key(test.waiver), {"waiver": thaw(test.waiver), "tests": []})
+            entry["tests"].append(test.test_id)
+    unmatched = [w for w in declared if _waiver_key(w) not in used]
+    return {"declared": declared, "used": list(used.values()), "unmatched": unmatched}
+
+
+def _products(spec, coverage: Coverage) -> list[dict]:
+    names = {p.id: p.display_name for p in spec.products}
+    return [{"id": product, "display_name": names.get(product, product), **coverage.product_summary(product)}
+            for product in coverage.products]
+
+
+def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike | None = None,
+                 coverage: Coverage | None = None) -> dict:
+    """The report document of `results` against `spec` (default: the packaged spec). `report_dir` is where the
+    report will be written; replay paths are given relative to it."""
+    if spec is None:
+        from spec.loader import load_spec
+
+        spec = load_spec()
+    report_dir = Path(report_dir) if report_dir is not None else None
+    coverage = coverage or build_coverage(results, spec)
+    certification = certify(results, coverage)
+    failures = [_failure(t, report_dir) for t in results.tests if t.verdict in FAILURE_VERDICTS]
+    kinds = ("legal", "boundary", "illegal")
+    failures.sort(key=lambda f: (kinds.index(f["kind"]) if f["kind"] in kinds else len(kinds), f["test_id"]))
+    notes = list(results.notes) + list(coverage.notes)
+    return {
+        "report_format": REPORT_FORMAT,
+        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "generator": {"name": "ascendc-conformance", "version": conformance.__version__},
+        "run": results.metadata(),
+        "certification": certification.to_json(),
+        "verdicts": {"tests": dict(coverage.verdicts), "cases": dict(coverage.cases)},
+        "coverage": {
+            "spec_digest": spec.digest,
+            "selected_products": list(coverage.selected_products),
+            "selected_apis": list(coverage.selected_apis),
+            "dtypes": list(spec.dtypes),
+            "products": _products(spec, coverage),
+            "paths": coverage.paths_summary(),
+            "matrix": [cell.to_json() for cell in coverage.cells],
+            "rules_summary": coverage.rules_summary(),
+            "rules": [row.to_json() for row in coverage.rules],
+            "disputed": [row.to_json() for row in coverage.disputes],
+        },
+        "failures": failures,
+        "waivers": _waivers(results),
+        "tests": [test.to_json() for test in results.tests],
+        "duplicates": list(results.duplicates),
+        "notes": notes,
+    }
+
+
+def render_json(doc: dict) -> str:
+    return json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n"

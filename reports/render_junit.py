@@ -1,0 +1,104 @@
+"""junit.xml from the report document: one <testcase> per conformance test, one <testsuite> per test kind.
+
+- fail / missed-reject / false-reject: <failure type="<verdict>" message="..."> with the message, the
+  rendered diff and the replay command as text;
+- error / timeout / crashed: <error> likewise;
+- skipped, not-supported and waived: <skipped message="..."> (a waiver names its reason and link);
+- pass and disputed: a passing testcase (a disputed test notes the readings in <system-out>).
+
+Built with xml.etree (escaping done by it); characters XML 1.0 cannot hold (e.g. control bytes of a
+target's stderr) are replaced first.
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+FAILURE_TAG = {"fail": "failure", "missed-reject": "failure", "false-reject": "failure",
+               "error": "error", "timeout": "error", "crashed": "error"}
+SKIPPED = ("skipped", "not-supported", "waived")
+KIND_ORDER = ("legal", "illegal", "boundary")
+_INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: object) -> str:
+    """A string XML 1.0 can hold: invalid characters become U+FFFD."""
+    return _INVALID_XML.sub("\ufffd", "" if text is None else str(text))
+
+
+def _failure_body(test: dict, failure: dict | None) -> str:
+    parts = [test.get("message") or ""]
+    if failure is not None:
+        if failure.get("diff_text"):
+            parts.append(failure["diff_text"])
+        if failure.get("replay"):
+            parts.append(f"replay file: {failure['replay']}")
+        if failure.get("replay_command"):
+            parts.append(f"replay: {failure['replay_command']}")
+    return "\n".join(p for p in parts if p)
+
+
+def render_junit(doc: dict) -> str:
+    run = doc["run"]
+    failures = {f["test_id"]: f for f in doc["failures"]}
+    by_kind: dict[str, list[dict]] = {}
+    for test in doc["tests"]:
+        by_kind.setdefault(test["kind"], []).append(test)
+    kinds = [k for k in KIND_ORDER if k in by_kind] + sorted(k for k in by_kind if k not in KIND_ORDER)
+    root = ET.Element("testsuites", name="ascendc-conformance")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    hostname = str((run.get("machine") or {}).get("node") or "")
+    for kind in kinds:
+        tests = by_kind[kind]
+        suite = ET.SubElement(root, "testsuite", name=xml_text(f"ascendc-conformance.{kind}"))
+        properties = ET.SubElement(suite, "properties")
+        for name, value in (("target", run["target"]), ("suite_version", run["suite_version"]),
+                            ("spec_digest", run["spec_digest"]), ("profile", run["profile"]), ("seed", run["seed"]),
+                            ("products", ",".join(run["products"]) or "all"),
+                            ("apis", ",".join(run["apis"]) or "all"), ("killed", run["killed"]),
+                            ("outcome", doc["certification"]["outcome"]),
+                            ("certification", doc["certification"]["is_certification"])):
+            ET.SubElement(properties, "property", name=name, value=xml_text(value))
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        for test in tests:
+            verdict = test["verdict"]
+            classname = ".".join(x for x in ("ascendc", kind, test.get("api") or "", test.get("product") or "") if x)
+            case = ET.SubElement(suite, "testcase", name=xml_text(test["test_id"]), classname=xml_text(classname),
+                                 time=f"{float(test.get('duration_s') or 0):.3f}")
+            counts["tests"] += 1
+            counts["time"] += float(test.get("duration_s") or 0)
+            if verdict in FAILURE_TAG:
+                tag = FAILURE_TAG[verdict]
+                counts["failures" if tag == "failure" else "errors"] += 1
+                first_line = (test.get("message") or verdict).splitlines()[0] if test.get("message") else verdict
+                element = ET.SubElement(case, tag, type=verdict, message=xml_text(f"{verdict}: {first_line}"))
+                element.text = xml_text(_failure_body(test, failures.get(test["test_id"])))
+            elif verdict in SKIPPED:
+                counts["skipped"] += 1
+                reason = test.get("skipped_reason") or test.get("message") or verdict
+                if verdict == "waived" and test.get("waiver"):
+                    waiver = test["waiver"]
+                    reason = f"waived ({waiver.get('reason')}; {waiver.get('link')}): {test.get('message') or ''}"
+                elif verdict == "not-supported" and not reason.startswith("not-supported"):
+                    reason = f"not-supported: {reason}"
+                ET.SubElement(case, "skipped", message=xml_text(reason))
+            elif verdict != "pass":
+                out = ET.SubElement(case, "system-out")
+                detail = "; ".join(f"{rule}: {seen.get('matches_default', 0)} match the default reading, "
+                                   f"{seen.get('differs', 0)} differ"
+                                   for rule, seen in (test.get("disputed") or {}).items())
+                out.text = xml_text(f"{verdict}: {test.get('message') or ''}" + (f"\n{detail}" if detail else ""))
+        for key in ("tests", "failures", "errors", "skipped"):
+            suite.set(key, str(counts[key]))
+            totals[key] += counts[key]
+        suite.set("time", f"{counts['time']:.3f}")
+        totals["time"] += counts["time"]
+        if run.get("started"):
+            suite.set("timestamp", xml_text(run["started"]))
+        if hostname:
+            suite.set("hostname", xml_text(hostname))
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, str(totals[key]))
+    root.set("time", f"{totals['time']:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,146 @@
+"""report.md from the report document: certification statement, verdict totals, per-product coverage, rule table,
+disputed points, failures (message, diff, replay command), waivers and notes. Tables are tabulate's
+GitHub-flavoured pipe tables."""
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from reports.coverage import STATE_SYMBOLS, matrix_tables, state_rank
+
+SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Disputed points", "Failures",
+            "Waivers")
+
+
+def _cell(value: object) -> str:
+    """One table cell: no newlines, pipes escaped."""
+    text = "" if value is None else str(value)
+    return text.replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+
+
+def _table(rows: list[list], headers: list[str]) -> str:
+    if not rows:
+        return "_none_"
+    return tabulate([[_cell(v) for v in row] for row in rows], headers=headers, tablefmt="github",
+                    disable_numparse=True)
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{n} {k}" for k, n in counts.items()) or "–"
+
+
+def _fence(text: str) -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}\n{text}\n{fence}"
+
+
+def render_md(doc: dict) -> str:
+    run, cert, coverage = doc["run"], doc["certification"], doc["coverage"]
+    out: list[str] = [f"# ascendc-conformance report: {cert['target']}", ""]
+    out += [f"Generated {doc['generated']} by {doc['generator']['name']} {doc['generator']['version']} "
+            f"(report format {doc['report_format']}).", ""]
+
+    out += ["## Certification", ""]
+    out += [f"> {line}  " if i < len(cert["text"].splitlines()) - 1 else f"> {line}"
+            for i, line in enumerate(cert["text"].splitlines())]
+    out += [""]
+    shards = run["shards"]
+    run_rows = [["started", run["started"]], ["finished", run["finished"] or "— (killed: no end record)"],
+                ["exit status", run["exit_status"]],
+                ["machine", ", ".join(str(s["machine"].get("node") or "?") for s in shards)],
+                ["products selected", ", ".join(run["products"]) or "all"],
+                ["APIs selected", ", ".join(run["apis"]) or "all"]]
+    if run.get("command"):
+        run_rows.append(["command", f"`{run['command']}`"])
+    if len(shards) > 1 or shards[0].get("shard"):
+        run_rows.append(["shards", "; ".join(f"{s['shard'] or '-'} ({s['source']}, {s['tests']} tests"
+                                             f"{', killed' if s['killed'] else ''})" for s in shards)])
+    out += [_table(run_rows, ["run", ""]), ""]
+
+    out += ["## Verdict totals", ""]
+    tests, cases = doc["verdicts"]["tests"], doc["verdicts"]["cases"]
+    verdicts = list(tests) + [v for v in cases if v not in tests]
+    rows = [[v, tests.get(v, 0), cases.get(v, 0)] for v in verdicts]
+    rows.append(["total", sum(tests.values()), sum(cases.values())])
+    out += [_table(rows, ["verdict", "tests", "cases"]), ""]
+
+    out += ["## Coverage per product", ""]
+    paths = coverage["paths"]
+    out += [f"{paths['covered']} of {paths['selected']} selected paths x dtypes covered "
+            f"({paths['documented']} documented, {paths['failing']} failing).", ""]
+    rows = [[p["id"], p["display_name"], "yes" if p["selected"] else "no", p["paths"], p["covered"], p["failing"],
+             _counts(p["states"])] for p in coverage["products"]]
+    out += [_table(rows, ["product", "name", "selected", "paths", "covered", "failing", "states"]), ""]
+    legend = ", ".join(f"`{symbol}` {state}" for state, symbol in STATE_SYMBOLS.items())
+    out += [f"Per route, the dtypes by state ({legend}):", ""]
+    for table in matrix_tables(coverage):
+        if not table["selected"] and not any(c for r in table["rows"] for c in r["cells"] if c and c["covered"]):
+            continue
+        out += [f"### {table['product']} ({table['display_name']})", ""]
+        states = {c["state"] for r in table["rows"] for c in r["cells"] if c}
+        if len(states) == 1:
+            state = states.pop()
+            out += [f"All {table['summary']['paths']} paths x dtypes: {STATE_SYMBOLS.get(state, state)} {state}.", ""]
+            continue
+        rows = []
+        for row in table["rows"]:
+            groups: dict[str, list[str]] = {}
+            for cell in row["cells"]:
+                if cell is not None:
+                    groups.setdefault(cell["state"], []).append(cell["dtype"])
+            rows.append([row["api"], row["route"],
+                         "; ".join(f"{STATE_SYMBOLS.get(state, state)} {state}: {', '.join(groups[state])}"
+                                   for state in sorted(groups, key=state_rank))])
+        out += [_table(rows, ["API", "route", "dtypes"]), ""]
+    unselected = [t["product"] for t in matrix_tables(coverage) if not t["selected"]]
+    if unselected:
+        out += [f"Not selected in this run: {', '.join(unselected)}.", ""]
+
+    out += ["## Rules", ""]
+    summary = coverage["rules_summary"]
+    out += [f"{summary['covered']} of {summary['total']} rules exercised."
+            + (" Not exercised: " + _counts(summary["uncovered"]) + "." if summary["uncovered"] else ""), ""]
+    rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["missed"],
+             _counts({k: v for k, v in r["illegal_counts"].items() if k not in ("pass", "missed-reject")}),
+             r["reason"] or "covered", r["citation"]] for r in coverage["rules"]]
+    out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected", "missed",
+                          "other illegal outcomes", "coverage", "citation"]), ""]
+
+    out += ["## Disputed points", "",
+            "Cases whose expected outcome depends on a disputed or vendor-only rule are reported apart: they count "
+            "neither for nor against conformance.", ""]
+    rows = [[d["rule"], d["point"] or "", d["title"], d["default"],
+             "; ".join(f"{k}: {v}" for k, v in d["alternatives"].items()) or "–",
+             d["matches_default"], d["differs"], d["behaviour"]] for d in coverage["disputed"]]
+    out += [_table(rows, ["rule", "point", "title", "default reading", "alternatives", "matches default", "differs",
+                          "target"]), ""]
+
+    out += ["## Failures", ""]
+    if not doc["failures"]:
+        out += ["No failure verdict.", ""]
+    for failure in doc["failures"]:
+        out += [f"### {failure['verdict']}: `{failure['test_id']}`", ""]
+        what = [f"{k} {failure[k]}" for k in ("product", "api", "route", "dtype", "rule", "variant") if failure.get(k)]
+        if what:
+            out += ["- " + "; ".join(what)]
+        if failure.get("replay"):
+            out += [f"- replay file: `{failure['replay']}`" + ("" if failure.get("replay_exists") else " (missing)")]
+        if failure.get("replay_command"):
+            out += [f"- replay command: `{failure['replay_command']}`"]
+        out += ["", _fence(failure["message"] + (f"\n{failure['diff_text']}" if failure["diff_text"] else "")), ""]
+
+    out += ["## Waivers", ""]
+    waivers = doc["waivers"]
+    if not waivers["declared"] and not waivers["used"]:
+        out += ["No waivers.", ""]
+    else:
+        rows = [[w["waiver"].get("rule") or w["waiver"].get("test"), w["waiver"]["reason"], w["waiver"]["link"],
+                 len(w["tests"]), ", ".join(w["tests"])] for w in waivers["used"]]
+        out += ["Used:", "", _table(rows, ["rule / test", "reason", "link", "tests", "test ids"]), ""]
+        rows = [[w.get("rule") or w.get("test"), w["reason"], w["link"]] for w in waivers["unmatched"]]
+        out += ["Matched nothing:", "", _table(rows, ["rule / test", "reason", "link"]), ""]
+
+    if doc["notes"]:
+        out += ["## Notes", ""] + [f"- {note}" for note in doc["notes"]] + [""]
+    return "\n".join(out).rstrip() + "\n"

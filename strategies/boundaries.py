@@ -1,0 +1,72 @@
+"""Boundary pairs: for every range rule, the just-legal and the just-illegal value of each bound.
+
+The just-illegal side is the rule's fault (strategies.faults, variants 'below' / 'above'); this module adds the
+just-legal side as pinned legal cases. Where no path of the selection can reach a legal bound under the
+product's capacities (or the GM window), the pair records that instead of drawing anything.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from hypothesis import strategies as st
+
+from spec.loader import load_spec
+from spec.model import Rule, Spec
+from strategies.apis import MODULES
+from strategies.cases import draft, finish
+from strategies.context import PathContext
+from strategies.legal import contexts, select_paths
+
+
+@dataclass(frozen=True)
+class Boundary:
+    rule: Rule
+    side: str                          # "min" or "max"
+    legal_value: int
+    illegal_value: int
+    contexts: tuple[PathContext, ...]  # where the legal value is reachable
+    unreachable: tuple[str, ...]       # path labels where it is not
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule.id}={self.legal_value}"
+
+    def strategy(self) -> st.SearchStrategy[dict]:
+        return st.sampled_from(self.contexts).flatmap(self._case)
+
+    @st.composite
+    def _case(draw, self, ctx: PathContext) -> dict:
+        d = draft(draw, ctx, {self.rule.field: self.legal_value})
+        d.tags.append(f"boundary:{self.rule.id}:{self.side}")
+        return finish(draw, d)
+
+
+def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
+               apis: Iterable[str] | None = None) -> list[Boundary]:
+    """Every range bound of the selection, with the contexts that can reach its legal value."""
+    spec = spec or load_spec()
+    paths = select_paths(spec, products, apis)
+    pairs = []
+    for rule in spec.rules.values():
+        if rule.kind != "range" or not rule.illegal_by_default:
+            continue
+        candidates = [c for c in contexts(spec, [p for p in paths if p.api == rule.api and rule.applies_to(p.product)])
+                      if rule.field in c.api.forms[c.form].fields]
+        if not candidates:
+            continue
+        for side, legal, illegal in _sides(rule, candidates[0]):
+            reach = tuple(c for c in candidates if MODULES[c.api.name].reachable(c, {rule.field: legal}))
+            missing = tuple(sorted({c.label for c in candidates} - {c.label for c in reach}))
+            pairs.append(Boundary(rule, side, legal, illegal, reach, missing))
+    return pairs
+
+
+def _sides(rule: Rule, ctx: PathContext) -> list[tuple[str, int, int]]:
+    step = ctx.field_multiple(rule.field)
+    sides = []
+    if rule.min is not None:
+        sides.append(("min", -(-rule.min // step) * step, rule.min - 1))
+    if rule.max is not None:
+        sides.append(("max", rule.max // step * step, rule.max + step))
+    return sides
