@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "conformance.commands.spec_cmd",
     "conformance.commands.expect_cmd",
     "conformance.commands.report_cmd",
+    "conformance.commands.run_cmd",
 )
 
 DESCRIPTION = """\

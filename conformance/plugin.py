@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, settings
 
 import conformance
 from conformance import results
+from conformance.errors import ConformanceError
 from conformance.session import RunSession, RunSettings
+from reports import write_all
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 SESSION_KEY = pytest.StashKey[RunSession]()
@@ -160,6 +162,13 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             pytest.PytestWarning(f"waiver matched nothing: {waiver.rule or waiver.test} ({waiver.reason})"), stacklevel=2)
     if run.settings.report_dir is not None:
         results.append(run.settings.report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
+        try:
+            written = write_all(run.settings.report_dir)
+        except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
+            print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report "
+                  f"{run.settings.report_dir}`")
+        else:
+            print(f"\nreports: {', '.join(str(path) for path in written.values())}")
 
 
 def _uses_workers(config: pytest.Config) -> bool:

@@ -1,0 +1,90 @@
+"""`run`: the conformance suite against a target (pytest with the plugin), and `replay` of one saved case."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from conformance import replay
+from conformance.commands import add_verb_parser
+from conformance.plugin import PROFILES, SUITE_DIR
+from conformance.targets import open_target
+from conformance.verdict import judge
+
+
+def register(subparsers: Any) -> None:
+    parser = add_verb_parser(
+        subparsers, "run", help="run the conformance suite against a target",
+        description="Run the conformance suite (pytest with the ascendc plugin) against TARGET: legal cases\n"
+                    "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
+                    "boundaries. Exit 0 if and only if the target conforms on what was run; disputed\n"
+                    "cases are reported apart and never fail the run.",
+        examples=["ascendc-conformance run --target reference --profile ci",
+                  "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
+                  "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
+    parser.add_argument("--target", required=True, help="reference | exec:<command line> | python:<module>:<attr>")
+    parser.add_argument("--product", action="append", default=[], help="product id or alias; repeatable")
+    parser.add_argument("--api", action="append", default=[], help="API name; repeatable")
+    parser.add_argument("--profile", choices=sorted(PROFILES), default="ci",
+                        help="quick | ci | full (full is the only certification profile)")
+    parser.add_argument("--report", metavar="DIR", help="write results.jsonl, replays and reports into DIR")
+    parser.add_argument("--seed", type=int, help="Hypothesis seed (default: a random one, printed in the header)")
+    parser.add_argument("--workers", type=int, default=1, help="parallel workers (pytest-xdist)")
+    parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic parts")
+    parser.add_argument("--waivers", metavar="FILE", help="YAML waivers (rule or test, reason, link)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="per-case timeout of exec targets, seconds")
+    parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
+    parser.set_defaults(func=cmd_run)
+
+    replay_parser = add_verb_parser(
+        subparsers, "replay", help="re-run one saved failing case against a target",
+        description="Re-run the case of a replay file (saved in <report>/replays/ by a failing run) on\n"
+                    "TARGET and print the verdict with its diff. Exit 0 if the target now passes it.",
+        examples=["ascendc-conformance replay out/replays/test_legal_atlas-a2-DataCopy-GM-_VECIN-half.json "
+                  "--target 'exec:./my_sim'"])
+    replay_parser.add_argument("file", metavar="FILE", help="a replay file")
+    replay_parser.add_argument("--target", required=True, help="reference | exec:<command line> | python:<module>:<attr>")
+    replay_parser.add_argument("--timeout", type=float, default=10.0, help="per-case timeout of exec targets")
+    replay_parser.set_defaults(func=cmd_replay)
+
+
+def pytest_args(args: argparse.Namespace) -> list[str]:
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    argv = [str(SUITE_DIR), f"--rootdir={SUITE_DIR}", "-c", str(SUITE_DIR / "pytest.ini"), "-q",
+            f"--ascendc-target={args.target}", f"--ascendc-profile={args.profile}", f"--hypothesis-seed={seed}",
+            f"--ascendc-timeout={args.timeout}"]
+    if not any(ep.value == "conformance.plugin" for ep in metadata.entry_points(group="pytest11")):
+        argv[:0] = ["-p", "conformance.plugin"]
+    argv += [f"--ascendc-product={p}" for p in args.product] + [f"--ascendc-api={a}" for a in args.api]
+    for flag, value in (("--ascendc-report", args.report), ("--ascendc-shard", args.shard),
+                        ("--ascendc-waivers", args.waivers)):
+        if value:
+            argv.append(f"{flag}={value}")
+    if args.workers > 1:
+        argv += ["-n", str(args.workers)]
+    if args.exitfirst:
+        argv.append("-x")
+    return argv
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import pytest
+
+    return int(pytest.main(pytest_args(args)))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    import reference
+
+    saved = replay.load(Path(args.file))
+    expected = reference.expect(saved["case"])
+    with open_target(args.target, timeout=args.timeout) as target:
+        verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello)
+    print(verdict.describe())
+    if saved.get("verdict"):
+        print(f"(saved verdict: {saved['verdict'].get('outcome')})")
+    print(json.dumps({"outcome": verdict.outcome}))
+    return 1 if verdict.is_failure else 0
