@@ -6,6 +6,7 @@ a dtype list or a unit of its own.
 from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
@@ -299,10 +300,20 @@ class Spec:
                   src_dtype: str, dst_dtype: str) -> Path | None:
         return self._paths.get((api, product, src, dst, src_dtype, dst_dtype))
 
+    @cached_property
+    def _routes(self) -> frozenset[tuple[str, str, str, str]]:
+        return frozenset((path.api, path.product, *path.route) for path in self._paths.values())
+
     def has_route(self, api: str, product: str, src: str, dst: str) -> bool:
-        return any(path.route == (src, dst) for path in self.paths(product, api))
+        return (api, product, src, dst) in self._routes
+
+    @cached_property
+    def _rules_by_scope(self) -> dict[tuple[str, str], tuple[Rule, ...]]:
+        return {}   # filled by rules_for: generation and the reference ask for the same scopes many times
 
     def rules_for(self, api: str, product: str) -> tuple[Rule, ...]:
         """The API's rules and the common ones that apply to the product."""
-        rules = self.apis[api].rules + self.common_rules
-        return tuple(rule for rule in rules if rule.applies_to(product))
+        if (api, product) not in self._rules_by_scope:
+            rules = self.apis[api].rules + self.common_rules
+            self._rules_by_scope[api, product] = tuple(rule for rule in rules if rule.applies_to(product))
+        return self._rules_by_scope[api, product]

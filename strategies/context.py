@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from spec.model import Api, Dtype, Path, Product, Rule, Spec
 
@@ -16,8 +17,10 @@ class Unreachable(Exception):
     """The requested value cannot be reached on this path under the product's capacities (or the GM window)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PathContext:
+    """Compared by value; its repr is the label, since Hypothesis prints strategies over contexts."""
+
     spec: Spec
     product: Product
     api: Api
@@ -37,6 +40,9 @@ class PathContext:
              form: str) -> "PathContext":
         return cls(spec, spec.product(product), spec.apis[api], src, dst, spec.dtypes[src_dtype],
                    spec.dtypes[dst_dtype], form)
+
+    def __repr__(self) -> str:
+        return f"PathContext({self.label}, form={self.form})"
 
     @property
     def label(self) -> str:
@@ -68,8 +74,17 @@ class PathContext:
     def rules(self) -> tuple[Rule, ...]:
         return self.spec.rules_for(self.api.name, self.product.id)
 
+    @cached_property
+    def _field_ranges(self) -> dict[str, tuple[int, int]]:
+        return {}   # filled by field_range: a draw asks for the same ranges hundreds of times
+
     def field_range(self, field: str) -> tuple[int, int]:
         """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal."""
+        if field not in self._field_ranges:
+            self._field_ranges[field] = self._narrowed_range(field)
+        return self._field_ranges[field]
+
+    def _narrowed_range(self, field: str) -> tuple[int, int]:
         ctype = self._field(field).ctype
         low, high = self.spec.ctypes[ctype]
         for rule in self.rules():
@@ -91,8 +106,15 @@ class PathContext:
                 return fields[name]
         raise KeyError(f"{self.api.name} has no parameter '{name}'")
 
+    @cached_property
+    def _alignments(self) -> dict[str, int]:
+        return {operand: self._strictest_alignment(operand) for operand in ("src", "dst")}
+
     def alignment(self, operand: str) -> int:
         """The strictest start alignment any alignment rule (documented, disputed or vendor-only) asks for."""
+        return self._alignments[operand]
+
+    def _strictest_alignment(self, operand: str) -> int:
         position, size = self.position(operand), self.dtype(operand).size
         aligns = [size if rule.bytes == "sizeof" else rule.bytes for rule in self.rules()
                   if rule.kind == "alignment" and operand in rule.operands and rule.where.covers(position)]

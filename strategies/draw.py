@@ -46,9 +46,17 @@ class Problem:
         return self.materialise(draw_fields(draw, self.fields, self.legal, self.pins))
 
 
+# One size class per case, shared by every biased draw of that case (st.shared keys it to the example): most
+# cases are small (cheap to move, and where shrinking ends), a quarter range freely up to capacity.
+WIDE_CASE = st.shared(st.integers(0, 3).map(lambda n: n == 3), key="strategies.draw.WIDE_CASE")
+SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
+
+
 def biased_integers(low: int, high: int) -> st.SearchStrategy[int]:
-    """Small values, the top of the range, and anything between — shrinking toward `low`."""
-    return st.one_of(st.integers(low, min(high, low + 8)), st.integers(low, high), st.just(high))
+    """Small values in a small case; in a wide case small values, anything in range or the top of it."""
+    small = st.integers(low, min(high, low + 8))
+    wide = st.one_of(small, st.integers(low, high), st.just(high))
+    return WIDE_CASE.flatmap(lambda is_wide: wide if is_wide else small)
 
 
 def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable[[dict], bool]) -> int:

@@ -11,7 +11,7 @@ from typing import Mapping
 from hypothesis import strategies as st
 
 from strategies.context import PathContext, Unreachable
-from strategies.draw import biased_integers
+from strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased_integers
 from strategies.layout import Extents
 
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
@@ -59,9 +59,10 @@ def _draw_counts(draw, ctx: PathContext, dims: int, budget: int) -> tuple[int, l
     return burst_len, counts
 
 
-def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: list[int]) -> list[dict]:
-    """startIndex / endIndex / stride / shapeValue per dimension for one operand, inner to outer."""
-    granule, budget = _granule(ctx, operand), _budget(ctx, operand)
+def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: list[int], budget: int) -> list[dict]:
+    """startIndex / endIndex / stride / shapeValue per dimension for one operand, inner to outer, within
+    `budget` elements."""
+    granule = _granule(ctx, operand)
     length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.dtype(operand).size
     uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
     infos, pitch = [], 1
@@ -101,11 +102,13 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     low, high = ctx.field_range("dimValue")
     dims = pinned.get("dimValue") or draw(biased_integers(max(low, 1), high), label="dimValue")
-    budget = min(_budget(ctx, "src"), _budget(ctx, "dst"))
-    burst_len, counts = _draw_counts(draw, ctx, dims, budget)
+    budgets = {operand: _budget(ctx, operand) for operand, _ in OPERANDS}
+    if not draw(WIDE_CASE):   # the slice counts multiply over up to 8 dimensions: cap a small case's size
+        budgets = {operand: min(budget, SMALL_CASE_BYTES // ctx.dtype(operand).size) for operand, budget in budgets.items()}
+    burst_len, counts = _draw_counts(draw, ctx, dims, min(budgets.values()))
     params = {"dimValue": dims,
-              "dstSliceInfo": _draw_layout(draw, ctx, "dst", burst_len, counts),
-              "srcSliceInfo": _draw_layout(draw, ctx, "src", burst_len, counts)}
+              "dstSliceInfo": _draw_layout(draw, ctx, "dst", burst_len, counts, budgets["dst"]),
+              "srcSliceInfo": _draw_layout(draw, ctx, "src", burst_len, counts, budgets["src"])}
     return params, extents(ctx, params)
 
 
