@@ -13,8 +13,9 @@ from conformance.errors import CaseError
 from reference import transfer as moves
 from reference.apis import MODULES
 from reference.call import Call, resolve
+from reference.codec import parse_case, result_json
+from reference.index import default_spec
 from reference.legality import Breach, static_breaches
-from spec.loader import load_spec
 from spec.model import Spec
 
 # Common rules (spec/common.yaml) the memory stage cites.
@@ -24,14 +25,15 @@ BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "M
 def expect(case: Any) -> dict:
     """The expected result (v1 dict) of a case dict; a malformed case gets {"status": "error", ...}."""
     try:
-        return evaluate(Case.from_json(case)).to_json()
+        parsed = parse_case(case)
+        return result_json(evaluate(parsed), parsed, case)
     except CaseError as error:
         return Result.error(str(error)).to_json()
 
 
 def evaluate(case: Case, spec: Spec | None = None) -> Result:
     """The expected outcome of one call under the suite's default readings."""
-    spec = spec or load_spec()
+    spec = spec or default_spec()
     call = resolve(case, spec)
     module = MODULES[call.api.name]
     verdict, depends = _verdict(static_breaches(call, module.RELATIONS))
@@ -44,7 +46,7 @@ def evaluate(case: Case, spec: Spec | None = None) -> Result:
         return verdict
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
-    if moves.overlaps(call, plan, moves.extent(call, "src", plan.src_elements), moves.extent(call, "dst", plan.dst_elements)):
+    if moves.overlaps(call, plan, moves.extent(call, "src", plan), moves.extent(call, "dst", plan)):
         return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
     return Result.ok(moves.apply(call, plan), _unique(depends + more + capacity_depends + plan.depends_on))
 
@@ -77,8 +79,8 @@ def _memory_breaches(call: Call, plan: moves.Transfer) -> tuple[list[Breach], tu
     """Accesses outside the case's regions or beyond a memory's capacity (with disputed capacities noted)."""
     spec = call.spec
     breaches, depends = [], []
-    for name, elements in (("src", plan.src_elements), ("dst", plan.dst_elements)):
-        span = moves.extent(call, name, elements)
+    for name in ("src", "dst"):
+        span = moves.extent(call, name, plan)
         if span is None:
             continue
         region = call.case.memory.get(span.memory)

@@ -6,11 +6,12 @@ is decided later, by the rules (reference.legality).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from conformance.case import Case
 from conformance.errors import CaseError
+from reference.index import for_spec
 from spec.model import Api, Dtype, Field, Form, Product, Spec
 
 
@@ -25,6 +26,9 @@ class Call:
     dst_dtype: Dtype
     src_memory: str | None
     dst_memory: str | None
+    # Per-call scratch space for what an API module derives from the params more than once per call (e.g.
+    # the slice counts every DataCopySlice relation check asks for); never part of the call's identity.
+    derived: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def params(self) -> Mapping[str, Any]:
@@ -59,22 +63,39 @@ def resolve(case: Case, spec: Spec) -> Call:
         if memory not in spec.memories:
             raise CaseError(f"case.memory.{memory}: unknown memory; expected one of {', '.join(spec.memories)}")
     mixed = case.src.dtype != case.dst.dtype
-    form = _form_of(api, case.params, mixed)
+    form = _form_of(api, case.params, mixed, for_spec(spec).forms_with_keys(api.name, tuple(case.params)))
     for name, field in form.fields.items():
-        _check_value(spec, api, f"case.params.{name}", field, case.params[name])
+        if not _plainly_typed(api, field, case.params[name]):
+            _check_value(spec, api, f"case.params.{name}", field, case.params[name])
     return Call(case, spec, api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
                 product.memory_of(case.src.position), product.memory_of(case.dst.position))
 
 
-def _form_of(api: Api, params: Mapping[str, Any], mixed: bool) -> Form:
-    """The form whose fields are exactly the params' keys; with differing dtypes a mixed form wins."""
-    matches = [form for form in api.forms.values() if set(form.fields) == set(params)]
+def _form_of(api: Api, params: Mapping[str, Any], mixed: bool, matches: tuple[Form, ...]) -> Form:
+    """The form whose fields are exactly the params' keys (`matches`); with differing dtypes a mixed form wins."""
     if not matches:
         expected = "; ".join(f"{form.name}: {{{', '.join(form.fields)}}}" for form in api.forms.values())
         raise CaseError(f"case.params: keys {{{', '.join(params)}}} match no parameter form of {api.name} "
                         f"(expected exactly the keys of one form — {expected})")
     preferred = [form for form in matches if form.mixed_dtypes == mixed]
     return (preferred or matches)[0]
+
+
+def _plainly_typed(api: Api, field: Field, value: Any) -> bool:
+    """A quick yes for the common case (a plain int, a plain bool, a list of exactly-keyed structs of plain
+    ints); anything else goes through _check_value, which words the problem."""
+    if field.array_of is None:
+        return type(value) is bool if field.ctype == "bool" else type(value) is int
+    fields = api.structs[field.array_of]
+    if type(value) is not list:
+        return False
+    for item in value:
+        if type(item) is not dict or item.keys() != fields.keys():
+            return False
+        for name, sub in fields.items():
+            if not _plainly_typed(api, sub, item[name]):
+                return False
+    return True
 
 
 def _check_value(spec: Spec, api: Api, where: str, field: Field, value: Any) -> None:

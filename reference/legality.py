@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from reference.call import Call
+from reference.index import SpecIndex, for_spec
 from spec.model import Rule
 
 # A relation check returns a sentence describing the breach, or None when the rule holds.
@@ -24,17 +25,90 @@ class Breach:
     disputed_by: str | None = None
 
 
+# Rules whose outcome depends only on the path (product, API, route, dtypes, form), never on the values.
+PATH_KINDS = frozenset({"route", "dtype", "form"})
+
+
 def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
-    """Every rule of the API (and common ones) the call breaks, judged from its parameters and operands."""
-    breaches = []
-    route_ok = _route_ok(call)
-    rules = call.spec.rules_for(call.api.name, call.product.id)
-    for rule in rules:
-        detail = _judge(call, rule, route_ok, relations)
+    """Every rule of the API (and common ones) the call breaks, judged from its parameters and operands.
+
+    What depends only on the path and form — the route, dtype and form verdicts, and which alignment each
+    alignment rule asks of which operand — is worked out once (`_Checks`, kept per path in the SpecIndex);
+    a call then only compares its values. The list is in the spec's rule order either way."""
+    index = for_spec(call.spec)
+    case = call.case
+    key = (call.api.name, call.product.id, case.src.position, case.dst.position, case.src.dtype, case.dst.dtype,
+           call.form.name)
+    checks = index.path_checks.get(key)
+    if checks is None:
+        checks = index.path_checks[key] = _Checks.of(call, index, relations)
+    found = list(checks.fixed)
+    params = call.params
+    for position, rule, field, kind, low, high, multiple in checks.ranges:
+        value = params.get(field)
+        if value is None or isinstance(value, (list, dict)):
+            continue
+        if kind == "multiple":
+            if value % multiple:
+                found.append((position, Breach(rule, f"{field} = {value} is not a multiple of {multiple}")))
+        elif low is not None and value < low:
+            found.append((position, Breach(rule, f"{field} = {value} < {low}")))
+        elif high is not None and value > high:
+            found.append((position, Breach(rule, f"{field} = {value} > {high}")))
+    for position, rule, demands in checks.alignments:
+        for name, align in demands:
+            operand = case.src if name == "src" else case.dst
+            if operand.address % align:
+                found.append((position, Breach(rule, f"{name} address {operand.address} in {operand.position} "
+                                                     f"is not {align}-byte aligned")))
+                break
+    for position, rule in checks.relations:
+        check = relations.get(rule.check)
+        if check is None:
+            raise NotImplementedError(f"rule {rule.id} ({rule.file}:{rule.line}) names check '{rule.check}', "
+                                      f"which the {call.api.name} reference does not define")
+        detail = check(call, rule)
         if detail is not None:
-            disputed_by = _route_extension(call, rules) if rule.kind == "route" else None
-            breaches.append(Breach(rule, detail, disputed_by))
-    return breaches
+            found.append((position, Breach(rule, detail)))
+    if len(found) > 1:
+        found.sort(key=lambda item: item[0])
+    return [breach for _, breach in found]
+
+
+@dataclass(frozen=True)
+class _Checks:
+    """The rules of one path and form, sorted for judging: the breaches already known (route, dtype, form),
+    the range and multiple rules (position, rule, field, kind, min, max, multiple), the alignment rules with
+    the (operand, bytes) each asks here, and the relation rules; positions index the spec's rule order."""
+
+    fixed: tuple[tuple[int, Breach], ...]
+    ranges: tuple[tuple, ...]
+    alignments: tuple[tuple[int, Rule, tuple[tuple[str, int], ...]], ...]
+    relations: tuple[tuple[int, Rule], ...]
+
+    @classmethod
+    def of(cls, call: Call, index: SpecIndex, relations: dict[str, Relation]) -> "_Checks":
+        rules = index.rules_for(call.api.name, call.product.id)
+        route_ok = _route_ok(call, index)
+        path = _path(call)
+        fixed, ranges, alignments, related = [], [], [], []
+        for position, rule in enumerate(rules):
+            if rule.kind in PATH_KINDS:
+                detail = _judge(call, rule, route_ok, relations, path)
+                if detail is not None:
+                    disputed_by = _route_extension(call, rules) if rule.kind == "route" else None
+                    fixed.append((position, Breach(rule, detail, disputed_by)))
+            elif rule.kind in ("range", "multiple"):
+                ranges.append((position, rule, rule.field, rule.kind, rule.min, rule.max, rule.multiple))
+            elif rule.kind == "alignment":
+                demands = tuple((name, call.dtype(name).size if rule.bytes == "sizeof" else rule.bytes)
+                                for name in rule.operands if rule.where.covers(call.operand(name).position))
+                if demands:
+                    alignments.append((position, rule, demands))
+            elif rule.kind == "relation":
+                related.append((position, rule))
+            # bounds, capacity, overlap and semantics rules are judged while planning the transfer
+        return cls(tuple(fixed), tuple(ranges), tuple(alignments), tuple(related))
 
 
 def _route_extension(call: Call, rules: tuple[Rule, ...]) -> str | None:
@@ -43,10 +117,10 @@ def _route_extension(call: Call, rules: tuple[Rule, ...]) -> str | None:
     return next((rule.id for rule in rules if rule.kind == "route" and route in rule.routes), None)
 
 
-def _route_ok(call: Call) -> bool:
+def _route_ok(call: Call, index: SpecIndex) -> bool:
     case = call.case
     return (call.src_memory is not None and call.dst_memory is not None
-            and call.spec.has_route(call.api.name, call.product.id, case.src.position, case.dst.position))
+            and index.has_route(call.api.name, call.product.id, case.src.position, case.dst.position))
 
 
 def _path(call: Call):
@@ -55,7 +129,8 @@ def _path(call: Call):
                                case.src.dtype, case.dst.dtype)
 
 
-def _judge(call: Call, rule: Rule, route_ok: bool, relations: dict[str, Relation]) -> str | None:
+def _judge(call: Call, rule: Rule, route_ok: bool, relations: dict[str, Relation], path) -> str | None:
+    """The breach of a route, dtype or form rule (these depend on the path and form alone)."""
     case = call.case
     route = f"{case.src.position} -> {case.dst.position}"
     if rule.kind == "route":
@@ -65,44 +140,12 @@ def _judge(call: Call, rule: Rule, route_ok: bool, relations: dict[str, Relation
     if rule.kind == "dtype":
         if not route_ok:
             return None
-        path = _path(call)
         if rule.status == "documented":
             return None if path else (f"{case.src.dtype} -> {case.dst.dtype} is not documented for "
                                       f"{route} on {call.product.id}")
         return f"{path.label} depends on {rule.id}" if path and rule.id in path.depends_on else None
     if rule.kind == "form":
-        path = _path(call)
         if path is None or call.form.name in path.forms:
             return None
         return f"the {call.form.name} form is not documented for {path.label} (documented: {', '.join(path.forms)})"
-    if rule.kind in ("range", "multiple"):
-        value = call.params.get(rule.field)
-        if value is None or isinstance(value, (list, dict)):
-            return None
-        if rule.kind == "multiple":
-            return None if value % rule.multiple == 0 else f"{rule.field} = {value} is not a multiple of {rule.multiple}"
-        if rule.min is not None and value < rule.min:
-            return f"{rule.field} = {value} < {rule.min}"
-        if rule.max is not None and value > rule.max:
-            return f"{rule.field} = {value} > {rule.max}"
-        return None
-    if rule.kind == "alignment":
-        return _alignment(call, rule)
-    if rule.kind == "relation":
-        check = relations.get(rule.check)
-        if check is None:
-            raise NotImplementedError(f"rule {rule.id} ({rule.file}:{rule.line}) names check '{rule.check}', "
-                                      f"which the {call.api.name} reference does not define")
-        return check(call, rule)
-    return None  # bounds, capacity, overlap and semantics rules are judged while planning the transfer
-
-
-def _alignment(call: Call, rule: Rule) -> str | None:
-    for name in rule.operands:
-        operand = call.operand(name)
-        if not rule.where.covers(operand.position):
-            continue
-        align = call.dtype(name).size if rule.bytes == "sizeof" else rule.bytes
-        if operand.address % align:
-            return f"{name} address {operand.address} in {operand.position} is not {align}-byte aligned"
     return None

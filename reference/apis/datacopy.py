@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.call import Call
-from reference.transfer import Transfer
+from reference.transfer import Grid, Transfer
 from spec.model import Rule, TransferUnits
 
 
@@ -34,9 +34,9 @@ def count_fills_unit(call: Call, rule: Rule) -> str | None:
 RELATIONS = {"count_fills_unit": count_fills_unit}
 
 
-def _burst_starts(count: int, burst_bytes: int, gap: int, gap_bytes: int, start_to_start: bool) -> np.ndarray:
-    pitch = gap * gap_bytes if start_to_start else burst_bytes + gap * gap_bytes
-    return np.arange(count, dtype=np.int64) * pitch
+def _pitch(burst_bytes: int, gap: int, gap_bytes: int, start_to_start: bool) -> int:
+    """Bytes from the start of one burst to the start of the next."""
+    return gap * gap_bytes if start_to_start else burst_bytes + gap * gap_bytes
 
 
 def plan(call: Call) -> Transfer:
@@ -61,13 +61,18 @@ def plan(call: Call) -> Transfer:
     src_burst = units.block_bytes * block_len          # block_side: src — the unit counts source bytes
     elements = src_burst // src_size
     dst_burst = elements * dst_size
-    src_starts = _burst_starts(block_count, src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
-    dst_starts = _burst_starts(block_count, dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
+    src_pitch = _pitch(src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
+    dst_pitch = _pitch(dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
+    depends = tuple(rule for rule in depends if rule)
+    if src_pitch % src_size == 0 and dst_pitch % dst_size == 0:   # always, with the spec's units
+        grid = Grid((block_count, elements), 0, (src_pitch // src_size, 1), 0, (dst_pitch // dst_size, 1))
+        return Transfer(depends_on=depends, grid=grid)
+    bursts = np.arange(block_count, dtype=np.int64)
     within = np.arange(elements, dtype=np.int64)
     return Transfer(
-        src_elements=((src_starts // src_size)[:, None] + within).ravel(),
-        dst_elements=((dst_starts // dst_size)[:, None] + within).ravel(),
-        depends_on=tuple(rule for rule in depends if rule))
+        src_elements=((bursts * src_pitch // src_size)[:, None] + within).ravel(),
+        dst_elements=((bursts * dst_pitch // dst_size)[:, None] + within).ravel(),
+        depends_on=depends)
 
 
 def locate(call: Call, dst_element: int) -> str:

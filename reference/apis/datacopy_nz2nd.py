@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.call import Call
-from reference.transfer import Transfer
+from reference.transfer import Grid, Transfer
 from spec.model import Rule
 
 
@@ -32,6 +32,12 @@ RELATIONS = {"row_overlap": row_overlap, "vendor_divisibility": vendor_divisibil
 def plan(call: Call) -> Transfer:
     p = call.params
     block = call.api.constant("column_block")
+    matrix_unit, n_unit = call.api.constant("src_matrix_stride_unit"), call.api.constant("src_n_stride_unit")
+    if p["dValue"] % block == 0:   # columns split into (column block, column in block): affine in both
+        grid = Grid((p["ndNum"], p["nValue"], p["dValue"] // block, block),
+                    0, (matrix_unit * p["srcNdMatrixStride"], block, n_unit * p["srcNStride"], 1),
+                    0, (p["dstNdMatrixStride"], p["dstDStride"], block, 1))
+        return Transfer(grid=grid)
     matrix = np.arange(p["ndNum"], dtype=np.int64)[:, None, None]
     row = np.arange(p["nValue"], dtype=np.int64)[None, :, None]
     col = np.arange(p["dValue"], dtype=np.int64)[None, None, :]

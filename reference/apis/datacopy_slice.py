@@ -10,15 +10,19 @@ from typing import Sequence
 import numpy as np
 
 from reference.call import Call
-from reference.transfer import Transfer
+from reference.transfer import Grid, Transfer
 from spec.model import Rule
 
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 
 
 def _infos(call: Call) -> dict[str, Sequence[dict]]:
-    dims = min(call.params["dimValue"], *(len(call.params[key]) for _, key in OPERANDS))
-    return {name: call.params[key][:max(dims, 0)] for name, key in OPERANDS}
+    """The first dimValue entries of each operand's SliceInfo array (fewer if an array is short)."""
+    infos = call.derived.get("slice_infos")
+    if infos is None:
+        dims = min(call.params["dimValue"], *(len(call.params[key]) for _, key in OPERANDS))
+        infos = call.derived["slice_infos"] = {name: call.params[key][:max(dims, 0)] for name, key in OPERANDS}
+    return infos
 
 
 def _slice_length(call: Call, infos: Sequence[dict]) -> int:
@@ -27,7 +31,17 @@ def _slice_length(call: Call, infos: Sequence[dict]) -> int:
 
 
 def _counts(call: Call, infos: Sequence[dict]) -> list[int | None]:
-    """N_d per dimension from end - start + 1 = N*L + (N-1)*stride, or None where no positive N fits exactly."""
+    """N_d per dimension from end - start + 1 = N*L + (N-1)*stride, or None where no positive N fits exactly.
+
+    Memoised per call and infos object (every relation check of one call asks again)."""
+    memo = call.derived.setdefault("slice_counts", {})
+    known = memo.get(id(infos))
+    if known is None or known[0] is not infos:
+        known = memo[id(infos)] = (infos, _count_slices(call, infos))
+    return known[1]
+
+
+def _count_slices(call: Call, infos: Sequence[dict]) -> list[int | None]:
     counts = []
     for d, info in enumerate(infos):
         length = _slice_length(call, infos) if d == 0 else 1
@@ -118,7 +132,16 @@ def ub_slice_align(call: Call, rule: Rule) -> str | None:
     for name, infos in _infos(call).items():
         if not infos or call.operand(name).position == "GM" or None in _counts(call, infos):
             continue
-        starts = _slice_starts(call, infos) * call.src_dtype.size
+        # every start is offset + a sum of axis strides: all are aligned iff the offset and every stride of an
+        # axis with more than one point are
+        counts = _counts(call, infos)
+        offset, strides = _axes(call, infos)
+        size = call.src_dtype.size
+        if (offset * size) % block == 0 and all((stride * size) % block == 0
+                                                for count, stride in zip(list(reversed(counts[1:])) + [counts[0]], strides)
+                                                if count > 1):
+            continue
+        starts = _slice_starts(call, infos) * size
         if starts.size and np.any(starts % block):
             first = int(starts[np.nonzero(starts % block)[0][0]])
             return f"a {name} slice starts {first} B from the UB operand, not on a {block}-B boundary"
@@ -146,8 +169,28 @@ def _slice_starts(call: Call, infos: Sequence[dict]) -> np.ndarray:
     return offsets
 
 
+def _axes(call: Call, infos: Sequence[dict]) -> tuple[int, list[int]]:
+    """Offset and per-axis strides (outer dimensions first, then slice, then element) of one operand."""
+    length = _slice_length(call, infos)
+    first = infos[0]
+    offset, strides = first["startIndex"], [length + first["stride"], 1]
+    pitch = first["shapeValue"]
+    for d in range(1, len(infos)):
+        info = infos[d]
+        offset += info["startIndex"] * pitch
+        strides.insert(0, (1 + info["stride"]) * pitch)
+        pitch *= info["shapeValue"]
+    return offset, strides
+
+
 def plan(call: Call) -> Transfer:
     infos = _infos(call)
+    counts = _counts(call, infos["src"])
+    if infos["src"] and None not in counts and counts == _counts(call, infos["dst"]):
+        shape = tuple(reversed(counts[1:])) + (counts[0], _slice_length(call, infos["src"]))
+        src_offset, src_strides = _axes(call, infos["src"])
+        dst_offset, dst_strides = _axes(call, infos["dst"])
+        return Transfer(grid=Grid(shape, src_offset, tuple(src_strides), dst_offset, tuple(dst_strides)))
     within = np.arange(_slice_length(call, infos["src"]), dtype=np.int64)
     src = (_slice_starts(call, infos["src"])[:, None] + within).ravel()
     dst = (_slice_starts(call, infos["dst"])[:, None] + within).ravel()

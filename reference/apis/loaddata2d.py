@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from reference.call import Call
-from reference.transfer import Transfer
+from reference.transfer import Grid, Transfer
 from spec.model import Rule
 
 
@@ -41,25 +41,29 @@ RELATIONS = {"transpose_route": transpose_route, "transpose_dtype": transpose_dt
 def plan(call: Call) -> Transfer:
     params, size = call.params, call.src_dtype.size
     fractal = call.api.constant("fractal_bytes") // size
-    repeats = np.arange(params["repeatTimes"], dtype=np.int64)
-    source = params["startIndex"] + repeats * params["srcStride"]
+    repeats = params["repeatTimes"]
     depends = ()
     ignored_by = call.api.dst_gap_ignored_by
     if ignored_by and call.spec.rule(ignored_by).applies_to(call.product.id):
-        slots = repeats
+        slot_pitch = 1
         if params["dstGap"]:
             depends = (ignored_by,)
     else:
-        slots = repeats * (params["dstGap"] + 1)
-    within = np.arange(fractal, dtype=np.int64)
+        slot_pitch = params["dstGap"] + 1
+    source, src_pitch, dst_pitch = params["startIndex"] * fractal, params["srcStride"] * fractal, slot_pitch * fractal
     if params["ifTranspose"]:
-        side = call.api.constant("transpose_side")
-        row, col = np.divmod(within, side)
-        src_within = col * side + row          # dst[16r + c] = src[16c + r]
-    else:
-        src_within = within
-    return Transfer(src_elements=(source[:, None] * fractal + src_within).ravel(),
-                    dst_elements=(slots[:, None] * fractal + within).ravel(), depends_on=depends)
+        side = call.api.constant("transpose_side")   # dst[16r + c] = src[16c + r]
+        if side * side == fractal:
+            grid = Grid((repeats, side, side), source, (src_pitch, 1, side), 0, (dst_pitch, side, 1))
+            return Transfer(depends_on=depends, grid=grid)
+        row, col = np.divmod(np.arange(fractal, dtype=np.int64), side)
+        src_within = col * side + row
+        steps = np.arange(repeats, dtype=np.int64)
+        return Transfer(src_elements=(source + steps[:, None] * src_pitch + src_within).ravel(),
+                        dst_elements=(steps[:, None] * dst_pitch + np.arange(fractal, dtype=np.int64)).ravel(),
+                        depends_on=depends)
+    grid = Grid((repeats, fractal), source, (src_pitch, 1), 0, (dst_pitch, 1))
+    return Transfer(depends_on=depends, grid=grid)
 
 
 def locate(call: Call, dst_element: int) -> str:
