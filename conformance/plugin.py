@@ -50,6 +50,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ascendc-waivers", metavar="FILE", help="YAML waivers turning matching failures into 'waived'")
     group.addoption("--ascendc-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="per-case timeout for exec targets (default 10 s)")
+    group.addoption("--ascendc-shrink-seconds", type=float, default=10.0, metavar="SECONDS",
+                    help="time Hypothesis may spend shrinking one failing test before its smallest failing case "
+                         "so far is reported (default 10 s)")
     group.addoption("--ascendc-shard", metavar="I/N", help="run only the I-th of N deterministic parts of the suite")
 
 
@@ -59,7 +62,8 @@ def _settings(config: pytest.Config) -> RunSettings:
     return RunSettings(target=config.getoption("ascendc_target"),
                        products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
                        profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
-                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"))
+                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
+                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
 
 
 def _is_worker(config: pytest.Config) -> bool:

@@ -6,6 +6,7 @@ records, and raises `ConformanceFailure` when the target fails (after saving a r
 """
 from __future__ import annotations
 
+import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from conformance.targets import Target, open_target
 from conformance.verdict import FAILURES, Verdict, judge
 from spec.loader import load_spec
 from strategies.boundaries import Boundary, boundaries
+from strategies.context import ShortRepr
 from strategies.faults import Fault, faults
 from strategies.legal import select_paths
 
@@ -44,10 +46,11 @@ class RunSettings:
     report_dir: Path | None = None
     waivers_file: Path | None = None
     timeout: float = 10.0
+    shrink_seconds: float = 10.0   # per failing test: after this, only its smallest failing case is run again
 
 
-@dataclass
-class CheckRecord:
+@dataclass(repr=False)
+class CheckRecord(ShortRepr):
     """What one conformance test saw over all its cases (mutable: filled in while Hypothesis runs)."""
 
     test_id: str
@@ -68,6 +71,11 @@ class CheckRecord:
     waiver: dict | None = None
     skipped_reason: str | None = None
     started: float = field(default_factory=time.monotonic)
+    failed_at: float | None = None
+    failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
+
+    def __repr__(self) -> str:
+        return f"CheckRecord({self.test_id})"
 
     @property
     def verdict(self) -> str:
@@ -143,6 +151,15 @@ class RunSession:
 
     def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
         """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed."""
+        if self._shrink_budget_spent(record, case):
+            return
+        failure = self._run(record, case, expectation)
+        if failure is not None:
+            del case   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
+            raise ConformanceFailure(failure)
+
+    def _run(self, record: CheckRecord, case: dict, expectation: str | None) -> str | None:
+        """Ask the reference and the target, judge and record; the failure message if the target failed."""
         expected = reference.expect(case)
         self._check_expectation(record, case, expected, expectation)
         answer = self.target.execute(case)
@@ -150,9 +167,23 @@ class RunSession:
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         record.add(verdict, case.get("tags", []))
-        if verdict.outcome in FAILURES:
-            self._save_replay(record, case, expected, verdict)
-            raise ConformanceFailure(f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}")
+        if verdict.outcome not in FAILURES:
+            return None
+        record.failed_at = record.failed_at or time.monotonic()
+        record.failing_case = json.dumps(case, sort_keys=True)
+        self._save_replay(record, case, expected, verdict)
+        return f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}"
+
+    def _shrink_budget_spent(self, record: CheckRecord, case: dict) -> bool:
+        """Whether Hypothesis is shrinking a failure past the budget and `case` is not the smallest failing one.
+
+        Such candidates are passed without asking the target: the shrinker then finds nothing smaller and
+        ends, and its final replay runs the smallest failing case, which still fails. A target that hangs or
+        a large failing case can therefore not hold a run up for more than about the budget per test.
+        """
+        if record.failed_at is None or time.monotonic() - record.failed_at <= self.settings.shrink_seconds:
+            return False
+        return json.dumps(case, sort_keys=True) != record.failing_case
 
     def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:
         """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule."""

@@ -15,12 +15,12 @@ from spec.loader import load_spec
 from spec.model import Rule, Spec
 from strategies.apis import MODULES
 from strategies.cases import draft, finish
-from strategies.context import PathContext
+from strategies.context import PathContext, ShortRepr
 from strategies.legal import contexts, select_paths
 
 
-@dataclass(frozen=True)
-class Boundary:
+@dataclass(frozen=True, repr=False)
+class Boundary(ShortRepr):
     rule: Rule
     side: str                          # "min" or "max"
     legal_value: int
@@ -31,6 +31,9 @@ class Boundary:
     @property
     def id(self) -> str:
         return f"{self.rule.id}={self.legal_value}"
+
+    def __repr__(self) -> str:
+        return f"Boundary({self.id}, {len(self.contexts)} contexts)"
 
     def strategy(self) -> st.SearchStrategy[dict]:
         return st.sampled_from(self.contexts).flatmap(self._case)

@@ -13,12 +13,20 @@ from functools import cached_property
 from spec.model import Api, Dtype, Path, Product, Rule, Spec
 
 
+class ShortRepr:
+    """Mixin: print as `repr()` under Hypothesis's pretty printer, which would walk every dataclass field
+    (for a context, the whole spec) when it prints a falsifying example's arguments."""
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
 class Unreachable(Exception):
     """The requested value cannot be reached on this path under the product's capacities (or the GM window)."""
 
 
 @dataclass(frozen=True, repr=False)
-class PathContext:
+class PathContext(ShortRepr):
     """Compared by value; its repr is the label, since Hypothesis prints strategies over contexts."""
 
     spec: Spec

@@ -18,14 +18,14 @@ from spec.model import Rule, Spec
 from strategies import layout
 from strategies.apis import datacopy_slice
 from strategies.cases import Draft, draft, finish
-from strategies.context import PathContext
+from strategies.context import PathContext, ShortRepr
 from strategies.legal import contexts, select_paths
 
 Edit = Callable[..., None]  # edit(draw, draft) changes the draft in place
 
 
-@dataclass(frozen=True)
-class Fault:
+@dataclass(frozen=True, repr=False)
+class Fault(ShortRepr):
     rule: Rule
     variant: str
     contexts: tuple[PathContext, ...]
@@ -35,6 +35,9 @@ class Fault:
     @property
     def id(self) -> str:
         return f"{self.rule.id}:{self.variant}"
+
+    def __repr__(self) -> str:
+        return f"Fault({self.id}, {len(self.contexts)} contexts)"
 
     @property
     def expectation(self) -> str:

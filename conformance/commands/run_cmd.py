@@ -36,6 +36,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic parts")
     parser.add_argument("--waivers", metavar="FILE", help="YAML waivers (rule or test, reason, link)")
     parser.add_argument("--timeout", type=float, default=10.0, help="per-case timeout of exec targets, seconds")
+    parser.add_argument("--shrink-seconds", type=float, default=10.0,
+                        help="time spent shrinking one failing test before its smallest failing case so far "
+                             "is reported (default 10)")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
     parser.set_defaults(func=cmd_run)
 
@@ -55,7 +58,9 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     argv = [str(SUITE_DIR), f"--rootdir={SUITE_DIR}", "-c", str(SUITE_DIR / "pytest.ini"), "-q",
             f"--ascendc-target={args.target}", f"--ascendc-profile={args.profile}", f"--hypothesis-seed={seed}",
-            f"--ascendc-timeout={args.timeout}"]
+            f"--ascendc-timeout={args.timeout}", f"--ascendc-shrink-seconds={args.shrink_seconds}",
+            # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     if not any(ep.value == "conformance.plugin" for ep in metadata.entry_points(group="pytest11")):
         argv[:0] = ["-p", "conformance.plugin"]
     argv += [f"--ascendc-product={p}" for p in args.product] + [f"--ascendc-api={a}" for a in args.api]
