@@ -223,7 +223,9 @@ def build_coverage(results: RunResults, spec=None) -> Coverage:
         notes.append(f"the run selected API(s) the spec does not document: {', '.join(unknown_apis)}")
 
     cells = _cells(spec, results, selected_products, selected_apis, notes)
-    rules = _rules(spec, results, selected_products, selected_apis)
+    # a selected path with no test record: the run stopped early (-x), was killed, or a shard is missing
+    incomplete = results.killed or any(cell.state == NOT_RUN for cell in cells)
+    rules = _rules(spec, results, selected_products, selected_apis, incomplete)
     disputes = _disputes(spec, results, selected_products, selected_apis)
     return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
                     cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
@@ -285,7 +287,7 @@ def _unsupported(tests: list[TestResult]) -> bool:
     return any(t.verdict == "not-supported" or (t.skipped_reason or "").startswith("not-supported") for t in tests)
 
 
-def _rules(spec, results: RunResults, products, apis) -> list[RuleRow]:
+def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) -> list[RuleRow]:
     hits: dict[str, int] = {}
     bounds: dict[str, int] = {}
     disputed: dict[str, int] = {}
@@ -310,7 +312,7 @@ def _rules(spec, results: RunResults, products, apis) -> list[RuleRow]:
                     _count(illegal, outcome, n)
         exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + disputed.get(rule.id, 0)
                      + sum(t.cases for t in tests))
-        reason = None if exercised else _reason(rule, tests, results, products, apis)
+        reason = None if exercised else _reason(rule, tests, results, products, apis, incomplete)
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
@@ -325,7 +327,7 @@ def _selected(rule, products, apis) -> bool:
     return (rule.api is None or rule.api in apis) and bool(set(rule.products) & set(products))
 
 
-def _reason(rule, tests: list[TestResult], results: RunResults, products, apis) -> str:
+def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, incomplete: bool = False) -> str:
     if rule.status == "unspecified":
         return REASON_UNSPECIFIED
     if not _selected(rule, products, apis):
@@ -337,7 +339,7 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis) 
         return REASON_NOT_VALIDATING
     if any(t.kind == "boundary" and r.startswith("unreachable") for t, r in zip(tests, reasons)):
         return REASON_UNREACHABLE
-    if results.killed and not tests:
+    if (results.killed or incomplete) and not tests:
         return REASON_KILLED
     return REASON_NOT_DRAWN
 
@@ -491,6 +493,11 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     else:
         is_certification = True
         scope = "This is a certification run (profile full)."
+    not_run = sum(c.state == NOT_RUN for c in coverage.cells)
+    if not_run and not results.killed and not missing_shards:
+        selected = coverage.paths_summary()["selected"]
+        remarks.append(f"{not_run} of {selected} selected paths × dtypes have no test record: the run stopped before "
+                       f"them (e.g. -x / --exitfirst after the first failure).")
     if results.seed is None:
         remarks.append("The seed was not fixed: pass --hypothesis-seed to make the run reproducible.")
     if len(results.shards) > 1:

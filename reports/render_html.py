@@ -1,9 +1,11 @@
 """report.html from the report document: one self-contained file (inline CSS, no JavaScript, no external assets,
 fonts or links), rendered with Jinja2 from reports/templates/report.html.j2.
 
-Sections (element ids): certification, totals, heatmap (one table per product of the spec, rows API + route,
-columns dtypes, cells coloured by the worst verdict), rules, disputed, failures (diffs in <pre>, replay
-commands), waivers, and notes when there are any.
+Sections (element ids), in page order: certification (an outcome banner `outcome`, key figures `figures`, then
+the statement), heatmap (one table per product of the spec, rows API + route, columns dtypes, cells coloured by
+the worst verdict; the selected products first, the others folded in a <details> `heatmap-unselected`), failures
+(an index linking to `failure-<n>`, each with its diff and replay command), rules (rows `rule-<id>`), disputed,
+waivers (`waivers-used`, `waivers-unmatched`), totals, run, and notes when there are any.
 """
 from __future__ import annotations
 

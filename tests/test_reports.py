@@ -18,8 +18,8 @@ import pytest
 from conformance.cli import main
 from reports import FORMATS, ReportError, load_results, render, write_all
 from reports.compare import compare
-from reports.coverage import (REASON_NOT_SELECTED, REASON_NOT_SUPPORTED, REASON_UNREACHABLE, REASON_UNSPECIFIED,
-                              build_coverage, certify)
+from reports.coverage import (REASON_KILLED, REASON_NOT_DRAWN, REASON_NOT_SELECTED, REASON_NOT_SUPPORTED,
+                              REASON_UNREACHABLE, REASON_UNSPECIFIED, build_coverage, certify)
 from reports.render_json import SCHEMA_FILE, build_report, validate_report
 from spec.loader import load_spec
 
@@ -231,7 +231,7 @@ def test_coverage_matrix_and_rule_table(report_dir: Path) -> None:
     assert rules["DataCopy-dstGap-range"].boundary_hits == 10 and rules["DataCopy-dstGap-range"].covered
     assert rules["Memory-overlap"].reason == REASON_UNSPECIFIED
     assert rules["DataCopy-blockLen-max"].reason == REASON_UNREACHABLE
-    assert rules["DataCopy-gm-align"].reason == "not drawn in this profile"
+    assert rules["DataCopy-gm-align"].reason == REASON_KILLED   # selected paths have no record: the run stopped early
     disputes = {d.rule: d for d in coverage.disputes}
     row = disputes["DataCopy-blockCount-min"]
     assert (row.point, row.matches_default, row.differs) == ("D1", 3, 2)
@@ -253,6 +253,41 @@ def test_rule_reasons_not_selected_and_not_supported(tmp_path: Path) -> None:
     assert states["atlas-a3-DataCopy-GM->VECIN-half"] == "not selected"
     assert all(state == "not selected" for label, state in states.items() if "-LoadData2D-" in label)
     assert coverage.selected_products == ("atlas-a2",)
+
+
+def all_legal_tests(product: str, api: str) -> list[dict]:
+    """A passing legal test for every documented path of `product` x `api`: what a complete run records."""
+    tests = []
+    for path in SPEC.paths():
+        if path.product == product and path.api == api:
+            dtype = path.src_dtype if path.src_dtype == path.dst_dtype else f"{path.src_dtype}->{path.dst_dtype}"
+            tests.append(make_test(legal_id(product, api, f"{path.src}->{path.dst}", dtype), "legal", "pass",
+                                   product=product, api=api, route=f"{path.src}->{path.dst}",
+                                   src_dtype=path.src_dtype, dst_dtype=path.dst_dtype, counts={"pass": 3},
+                                   tags={f"path:{product}-{api}-{path.src}->{path.dst}-{dtype}": 3}))
+    return tests
+
+
+def test_rule_reasons_after_an_early_stop_and_a_complete_run(tmp_path: Path) -> None:
+    """A run that stopped before some selected tests (-x) says so, for rules and in the statement; a complete
+    run says a rule nothing exercised was not drawn."""
+    stopped = write_results(tmp_path / "stopped", standard_tests()[:2], products=["atlas-a2"], apis=["DataCopy"])
+    results = load_results(stopped)
+    coverage = build_coverage(results, SPEC)
+    assert {r.id: r for r in coverage.rules}["DataCopy-gm-align"].reason == REASON_KILLED
+    statement = certify(results, coverage)
+    assert statement.outcome == "does not conform"
+    assert any("have no test record" in remark and "-x" in remark for remark in statement.remarks)
+
+    complete = write_results(tmp_path / "complete", all_legal_tests("atlas-a2", "DataCopy"), exit_status=0,
+                             products=["atlas-a2"], apis=["DataCopy"])
+    results = load_results(complete)
+    coverage = build_coverage(results, SPEC)
+    assert not any(c.state == "not run" for c in coverage.cells)
+    assert {r.id: r for r in coverage.rules}["DataCopy-gm-align"].reason == REASON_NOT_DRAWN
+    statement = certify(results, coverage)
+    assert statement.outcome == "conforms"
+    assert not any("no test record" in remark for remark in statement.remarks)
 
 
 def test_junit_has_one_testcase_per_test_with_failures(report_dir: Path) -> None:
@@ -313,6 +348,40 @@ def test_html_is_self_contained_with_every_section(report_dir: Path) -> None:
     assert "This is not a certification run (profile ci)." in parser.section("certification")
     assert "simulator clamps dstGap" in parser.section("waivers")
     assert "DataCopy-blockCount-min" in parser.section("disputed")
+
+
+def test_html_summary_on_top_and_failures_indexed(report_dir: Path) -> None:
+    """The outcome banner and key figures open the page; the failures are indexed and anchored; rules and
+    waivers carry ids; waivers that matched nothing are flagged."""
+    html = write_all(report_dir)["html"].read_text()
+    parser = Sections()
+    parser.feed(html)
+    order = [html.index(f'<section id="{name}"') for name in ("certification", "heatmap", "failures", "rules",
+                                                                "disputed", "waivers", "totals", "run")]
+    assert order == sorted(order)
+    certification = parser.section("certification")
+    assert "does not conform" in certification and {"outcome", "figures"} <= parser.ids
+    assert html.index('id="outcome"') < html.index('id="figures"') < html.index('<section id="heatmap"')
+    assert "3failing tests" in certification.replace("\n", "")     # 2 failing + 1 crashed; waived is not failing
+    assert {"failure-1", "failure-2", "failure-3"} <= parser.ids
+    assert ("a", "href", "#failure-1") in parser.refs
+    assert "rule-DataCopy-blockCount-max" in parser.ids
+    assert {"waivers-used", "waivers-unmatched"} <= parser.ids
+    assert "matched no failure" in parser.section("waivers") and "TRACK-9" in parser.section("waivers")
+
+
+def test_html_heatmap_puts_selected_products_first(tmp_path: Path) -> None:
+    directory = write_results(tmp_path / "r", [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")],
+                              products=["910B"], apis=["DataCopy"])
+    html = write_all(directory)["html"].read_text()
+    parser = Sections()
+    parser.feed(html)
+    assert "heatmap-unselected" in parser.ids and "<details" in html
+    assert html.index('id="heatmap-atlas-a2"') < html.index('id="heatmap-unselected"') < html.index('id="heatmap-atlas-a3"')
+    # on the selected product, the APIs left out of the run are listed, not drawn as rows of dashes
+    selected_table = html[html.index('data-product="atlas-a2"'):html.index("</table>", html.index('data-product="atlas-a2"'))]
+    assert "LoadData2D" not in selected_table and "DataCopy" in selected_table
+    assert "Not selected in this run (rows not drawn): DataCopyNz2Nd" in parser.section("heatmap")
 
 
 def test_heatmap_lists_products_not_selected(tmp_path: Path) -> None:
@@ -498,7 +567,7 @@ def test_compare_finds_new_failures_fixed_tests_and_lost_coverage(tmp_path: Path
     old = load_results(write_results(tmp_path / "old2", old_tests))
     new = load_results(write_results(tmp_path / "new2", new_tests))
     result = compare(old, new, SPEC)
-    assert [(r.rule, r.reason) for r in result.lost_rules] == [("DataCopy-gm-align", "not drawn in this profile")]
+    assert [(r.rule, r.reason) for r in result.lost_rules] == [("DataCopy-gm-align", REASON_KILLED)]
 
 
 # --- the CLI verb ------------------------------------------------------------------------------------
