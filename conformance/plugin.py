@@ -5,22 +5,21 @@ runs it against the target; `ascendc-conformance run` wraps exactly this.
 """
 from __future__ import annotations
 
-import datetime
-import platform
+import json
 import zlib
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 import conformance
-from conformance import results
-from conformance.errors import ConformanceError
-from conformance.session import RunSession, RunSettings
-from reports import write_all
+from conformance.recorder import PROGRESS_MODES, RECORD_ATTRIBUTE, RunRecorder
+from conformance.session import CheckRecord, RunSession, RunSettings
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 SESSION_KEY = pytest.StashKey[RunSession]()
+RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
 PROFILES = {"quick": 3, "ci": 10, "full": 100}   # Hypothesis examples per conformance test
 
 
@@ -54,6 +53,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="time Hypothesis may spend shrinking one failing test before its smallest failing case "
                          "so far is reported (default 10 s)")
     group.addoption("--ascendc-shard", metavar="I/N", help="run only the I-th of N deterministic parts of the suite")
+    group.addoption("--ascendc-progress", choices=PROGRESS_MODES, default="auto",
+                    help="progress of the run (tests done per API, cases, failures so far): live (one status line, "
+                         "for a terminal), lines (a line per tenth of the run, for CI logs), off (pytest's own "
+                         "dots), auto (live on a terminal, else lines; default)")
 
 
 def _settings(config: pytest.Config) -> RunSettings:
@@ -75,6 +78,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     session = RunSession(_settings(config))
     config.stash[SESSION_KEY] = session
+    if not _is_worker(config):
+        config.pluginmanager.register(RunRecorder(config, session), "ascendc-recorder")
     settings.load_profile(f"ascendc-{session.settings.profile}")
     if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
         config.args.append(str(SUITE_DIR))
@@ -141,51 +146,30 @@ def _parse_shard(text: str) -> tuple[int, int]:
     return index, count
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    run = session.config.stash.get(SESSION_KEY, None)
-    if run is None or run.settings.report_dir is None or _is_worker(session.config):
-        return
-    hello = run.target.hello
-    results.append(run.settings.report_dir, {
-        "record": "run", "started": _now(), "target": run.settings.target, "hello": dict(hello.raw),
-        "suite_version": conformance.__version__, "spec_digest": run.spec.digest, "profile": run.settings.profile,
-        "seed": session.config.getoption("hypothesis_seed", None), "products": list(run.products or []),
-        "apis": list(run.apis or []), "shard": session.config.getoption("ascendc_shard", None),
-        "workers": getattr(session.config.option, "numprocesses", None) or 1,
-        "machine": {"node": platform.node(), "python": platform.python_version(), "platform": platform.platform()},
-        "waivers": [w.to_json() for w in run.waivers]})
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    run = session.config.stash.get(SESSION_KEY, None)
-    if run is None or _is_worker(session.config):
-        return
-    unmatched = [w for w in run.waivers if not run.waivers_used[w]] if not _uses_workers(session.config) else []
-    for waiver in unmatched:
-        session.config.issue_config_time_warning(
-            pytest.PytestWarning(f"waiver matched nothing: {waiver.rule or waiver.test} ({waiver.reason})"), stacklevel=2)
-    if run.settings.report_dir is not None:
-        results.append(run.settings.report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
-        try:
-            written = write_all(run.settings.report_dir)
-        except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
-            print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report "
-                  f"{run.settings.report_dir}`")
-        else:
-            print(f"\nreports: {', '.join(str(path) for path in written.values())}")
-
-
-def _uses_workers(config: pytest.Config) -> bool:
-    return bool(getattr(config.option, "numprocesses", None))
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
 @pytest.fixture
 def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("no --ascendc-target given")
     return session
+
+
+@pytest.fixture
+def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> Iterator[CheckRecord]:
+    """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
+    to the controlling process on the teardown report (see conformance.recorder)."""
+    record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
+    yield record
+    request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if call.when == "call" and report.failed and call.excinfo is not None:
+        record = getattr(item, "funcargs", {}).get("ascendc_record")
+        if record is not None and record.failure is None:   # not the target's failure: the suite could not judge
+            record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
+    if call.when == "teardown" and RECORD_KEY in item.stash:
+        setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
+    return report

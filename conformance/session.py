@@ -14,11 +14,13 @@ from functools import cached_property
 from pathlib import Path
 
 import reference
-from conformance import replay, results, waivers
+from conformance import replay, waivers
 from conformance.errors import ConformanceError
+from conformance.results import TestRecord, freeze
 from conformance.targets import Target, open_target
 from conformance.verdict import FAILURES, Verdict, judge
 from spec.loader import load_spec
+from spec.model import Path as SpecPath
 from strategies.boundaries import Boundary, boundaries
 from strategies.context import ShortRepr
 from strategies.faults import Fault, faults
@@ -51,17 +53,14 @@ class RunSettings:
 
 @dataclass(repr=False)
 class CheckRecord(ShortRepr):
-    """What one conformance test saw over all its cases (mutable: filled in while Hypothesis runs)."""
+    """What one conformance test saw over all its cases (mutable: filled in while Hypothesis runs).
+
+    `result()` is the frozen `TestRecord` written to results.jsonl; the test's subject (product, API, path,
+    rule...) is set once, by `describe`, with TestRecord's field names."""
 
     test_id: str
     kind: str
-    product: str | None = None
-    api: str | None = None
-    route: str | None = None
-    src_dtype: str | None = None
-    dst_dtype: str | None = None
-    rule: str | None = None
-    variant: str | None = None
+    subject: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     tags: Counter = field(default_factory=Counter)
     disputed: dict = field(default_factory=dict)
@@ -77,8 +76,20 @@ class CheckRecord(ShortRepr):
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
 
+    def describe(self, **subject: str | None) -> None:
+        unknown = set(subject) - set(TestRecord.SUBJECT)
+        if unknown:
+            raise TypeError(f"not a subject field of a test record: {', '.join(sorted(unknown))}")
+        self.subject.update(subject)
+
+    @property
+    def rule(self) -> str | None:
+        return self.subject.get("rule")
+
     @property
     def verdict(self) -> str:
+        if self.failure is not None:
+            return self.failure.outcome
         if self.skipped_reason is not None and not self.counts:
             return "not-supported" if self.skipped_reason.startswith("not-supported") else "skipped"
         return next((outcome for outcome in SEVERITY if self.counts[outcome]), "skipped")
@@ -93,18 +104,25 @@ class CheckRecord(ShortRepr):
         if verdict.is_failure:
             self.failure = verdict
 
-    def to_json(self) -> dict:
-        verdict = self.verdict
-        if self.failure is not None:
-            verdict = self.failure.outcome
-        return {"record": "test", "test_id": self.test_id, "kind": self.kind, "product": self.product,
-                "api": self.api, "route": self.route, "src_dtype": self.src_dtype, "dst_dtype": self.dst_dtype,
-                "rule": self.rule, "variant": self.variant, "verdict": verdict, "counts": dict(self.counts),
-                "cases": sum(self.counts.values()), "tags": dict(self.tags), "disputed": self.disputed,
-                "message": self.failure.message if self.failure else (self.skipped_reason or ""),
-                "diff": self.failure.diff if self.failure else None, "replay": self.replay,
-                "replay_command": self.replay_command, "duration_s": round(time.monotonic() - self.started, 3),
-                "waiver": self.waiver, "skipped_reason": self.skipped_reason}
+    def suite_error(self, message: str) -> None:
+        """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
+        started, a Hypothesis health check): recorded as an error, never as a pass."""
+        self.failure = Verdict("error", f"the suite could not judge this test: {message}", {})
+
+    def result(self) -> TestRecord:
+        failure = self.failure
+        return TestRecord(
+            test_id=self.test_id, kind=self.kind, verdict=self.verdict, **self.subject,
+            counts=freeze(dict(self.counts)), cases=sum(self.counts.values()), tags=freeze(dict(self.tags)),
+            disputed=freeze(self.disputed), message=failure.message if failure else (self.skipped_reason or ""),
+            diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
+            replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
+            waiver=freeze(self.waiver) if self.waiver else None, skipped_reason=self.skipped_reason)
+
+
+def param_id(item: SpecPath | Fault | Boundary) -> str:
+    """The pytest parameter id of the test that checks `item` (test_legal[<id>], test_illegal[<id>], ...)."""
+    return item.label if isinstance(item, SpecPath) else item.id
 
 
 class RunSession:
@@ -148,6 +166,25 @@ class RunSession:
     @cached_property
     def boundaries(self) -> list[Boundary]:
         return boundaries(self.spec, self.products, self.apis)
+
+    @staticmethod
+    def subject(item: SpecPath | Fault | Boundary) -> dict[str, str | None]:
+        """The TestRecord subject fields of the test that checks `item`: a documented path, a fault or a bound."""
+        if isinstance(item, Fault):
+            return {"rule": item.rule.id, "variant": item.variant, "api": item.contexts[0].api.name}
+        if isinstance(item, Boundary):
+            return {"rule": item.rule.id, "variant": f"{item.side}={item.legal_value}", "api": item.rule.api}
+        return {"product": item.product, "api": item.api, "route": f"{item.src}->{item.dst}",
+                "src_dtype": item.src_dtype, "dst_dtype": item.dst_dtype}
+
+    @cached_property
+    def planned(self) -> dict[str, tuple[str, dict[str, str | None]]]:
+        """Test id -> (kind, subject) of every conformance test the selection makes (before sharding)."""
+        tests: dict[str, tuple[str, dict[str, str | None]]] = {}
+        for kind, items in (("legal", self.paths), ("illegal", self.faults), ("boundary", self.boundaries)):
+            for item in items:
+                tests[f"test_{kind}[{param_id(item)}]"] = (kind, self.subject(item))
+        return tests
 
     def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
         """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed."""
@@ -214,7 +251,3 @@ class RunSession:
                            verdict.to_json(), self.settings.target)
         record.replay = str(path.relative_to(self.settings.report_dir))
         record.replay_command = replay.command(path, self.settings.target)
-
-    def finish_test(self, record: CheckRecord) -> None:
-        if self.settings.report_dir is not None:
-            results.append(self.settings.report_dir, record.to_json())

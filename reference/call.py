@@ -64,9 +64,9 @@ def resolve(case: Case, spec: Spec) -> Call:
             raise CaseError(f"case.memory.{memory}: unknown memory; expected one of {', '.join(spec.memories)}")
     mixed = case.src.dtype != case.dst.dtype
     form = _form_of(api, case.params, mixed, for_spec(spec).forms_with_keys(api.name, tuple(case.params)))
-    for name, field in form.fields.items():
-        if not _plainly_typed(api, field, case.params[name]):
-            _check_value(spec, api, f"case.params.{name}", field, case.params[name])
+    for name, param in form.fields.items():
+        if not _plainly_typed(api, param, case.params[name]):
+            _check_value(spec, api, f"case.params.{name}", param, case.params[name])
     return Call(case, spec, api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
                 product.memory_of(case.src.position), product.memory_of(case.dst.position))
 

@@ -16,12 +16,13 @@ Nothing here knows the spec; coverage is computed from a RunResults and the spec
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from conformance import results as results_file
+from conformance.results import TestRecord, freeze, thaw
 from conformance.errors import ConformanceError
 from conformance.verdict import FAILURES, OUTCOMES
 
@@ -52,78 +53,18 @@ def worst(verdicts: Iterable[str]) -> str | None:
     return min(verdicts, key=severity, default=None)
 
 
-def _freeze(value: Any) -> Any:
-    """Read-only views all the way down (dicts become mappingproxies, lists tuples)."""
-    if isinstance(value, dict):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def thaw(value: Any) -> Any:
-    """Plain JSON-able data back from _freeze's views."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return [thaw(v) for v in value]
-    return value
-
-
 @dataclass(frozen=True)
-class TestResult:
+class TestResult(TestRecord):
     """One conformance test: a "test" record of results.jsonl, plus the report dir it came from."""
 
-    __test__ = False  # not a pytest test class
-
-    test_id: str
-    kind: str
-    verdict: str
-    product: str | None = None
-    api: str | None = None
-    route: str | None = None
-    src_dtype: str | None = None
-    dst_dtype: str | None = None
-    rule: str | None = None
-    variant: str | None = None
-    counts: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    cases: int = 0
-    tags: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    disputed: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
-    message: str = ""
-    diff: Mapping | None = None
-    replay: str | None = None
-    replay_command: str | None = None
-    duration_s: float = 0.0
-    waiver: Mapping | None = None
-    skipped_reason: str | None = None
     source: Path | None = None   # the report directory of the results file the record came from
 
     @classmethod
     def from_record(cls, record: Mapping, source: Path | None = None, where: str = "") -> "TestResult":
-        test_id = record.get("test_id")
-        if not isinstance(test_id, str) or not test_id:
-            raise ReportError(f"{where}: a test record without a test_id")
-        verdict = record.get("verdict")
-        if not isinstance(verdict, str) or not verdict:
-            raise ReportError(f"{where}: test record {test_id} has no verdict")
-        counts = {str(k): int(v) for k, v in (record.get("counts") or {}).items()}
-        tags = {str(k): int(v) for k, v in (record.get("tags") or {}).items()}
-        disputed = {str(rule): {"matches_default": int((seen or {}).get("matches_default", 0)),
-                                "differs": int((seen or {}).get("differs", 0))}
-                    for rule, seen in (record.get("disputed") or {}).items()}
-        cases = record.get("cases")
-        return cls(test_id=test_id, kind=str(record.get("kind") or "unknown"), verdict=verdict,
-                   product=record.get("product"), api=record.get("api"), route=record.get("route"),
-                   src_dtype=record.get("src_dtype"), dst_dtype=record.get("dst_dtype"), rule=record.get("rule"),
-                   variant=record.get("variant"), counts=_freeze(counts),
-                   cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
-                   tags=_freeze(tags), disputed=_freeze(disputed), message=str(record.get("message") or ""),
-                   diff=_freeze(record.get("diff")) if record.get("diff") else None, replay=record.get("replay"),
-                   replay_command=record.get("replay_command"),
-                   duration_s=float(record.get("duration_s") or 0.0),
-                   waiver=_freeze(record.get("waiver")) if record.get("waiver") else None,
-                   skipped_reason=record.get("skipped_reason"), source=source)
+        try:
+            return cls.from_json(record, where, source=source)
+        except results_file.ResultsError as error:
+            raise ReportError(str(error)) from None
 
     @property
     def is_failure(self) -> bool:
@@ -154,12 +95,8 @@ class TestResult:
         return path
 
     def to_json(self) -> dict:
-        return {"test_id": self.test_id, "kind": self.kind, "verdict": self.verdict, "product": self.product,
-                "api": self.api, "route": self.route, "src_dtype": self.src_dtype, "dst_dtype": self.dst_dtype,
-                "rule": self.rule, "variant": self.variant, "counts": thaw(self.counts), "cases": self.cases,
-                "tags": thaw(self.tags), "disputed": thaw(self.disputed), "message": self.message,
-                "replay": self.replay, "replay_command": self.replay_command, "duration_s": self.duration_s,
-                "waiver": thaw(self.waiver), "skipped_reason": self.skipped_reason}
+        """The record as report.json lists it (its diff is shown with the failures, not with every test)."""
+        return {key: value for key, value in super().to_json().items() if key not in ("record", "diff")}
 
 
 @dataclass(frozen=True)
@@ -370,11 +307,11 @@ def _read_one(source: str | os.PathLike) -> RunResults:
     machine = run.get("machine") or {}
     shard = Shard(source=path, shard=run.get("shard"), started=run.get("started"),
                   finished=end.get("finished") if end else None,
-                  exit_status=end.get("exit_status") if end else None, machine=_freeze(machine),
+                  exit_status=end.get("exit_status") if end else None, machine=freeze(machine),
                   workers=run.get("workers"), command=run.get("command"), tests=len(tests))
     tests, duplicates, dup_notes = _union([tests])
     run_meta = {k: v for k, v in run.items() if k != "record"}
-    return RunResults(run=_freeze(run_meta), tests=tuple(tests), end=_freeze(end) if end else None,
+    return RunResults(run=freeze(run_meta), tests=tuple(tests), end=freeze(end) if end else None,
                       shards=(shard,), notes=tuple(notes + dup_notes), duplicates=tuple(duplicates))
 
 
@@ -452,7 +389,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
         statuses = [int(e.get("exit_status") or 0) for e in ends]
         end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in ends) or None,
                "exit_status": max(statuses, key=lambda s: (s != 0, s))}
-    return RunResults(run=_freeze(run), tests=tuple(tests), end=_freeze(end) if end else None,
+    return RunResults(run=freeze(run), tests=tuple(tests), end=freeze(end) if end else None,
                       shards=tuple(shard for part in parts for shard in part.shards), notes=tuple(notes + dup_notes),
                       duplicates=tuple(d for part in parts for d in part.duplicates) + tuple(duplicates))
 

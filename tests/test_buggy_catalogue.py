@@ -2,7 +2,9 @@
 passes a case where it does not, and a few do the same served over exec (tests/buggy/exec_buggy.py)."""
 from __future__ import annotations
 
+import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -133,3 +135,52 @@ def test_bug_is_caught_over_exec(name: str) -> None:
         assert target.hello.name == f"buggy-{name}"
         assert_earned(bug, verdict_of(target, CASES[CATALOGUE[bug][0]]))
         assert verdict_of(target, CASES[CATALOGUE[bug][1]]).outcome == "pass"
+
+
+# Where the conformance suite itself must catch each bug under the ci profile: (product, API, -k expression).
+SUITE_SELECTION = {
+    buggy.DataCopyDstGapInElements: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopyDstGapIgnored: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopySrcGapIgnored: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopyBlockCountOffByOne: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.LoadDataTransposeMissing: ("atlas-a2", "LoadData2D", "test_legal"),
+    buggy.LoadDataDstGapOnTraining: ("atlas-training", "LoadData2D", "test_legal"),
+    buggy.Nz2NdSrcNStrideIgnored: ("atlas-a2", "DataCopyNz2Nd", "test_legal"),
+    buggy.SliceStrideIgnored: ("atlas-a2", "DataCopySlice", "test_legal"),
+    buggy.CountRoundedUp: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.HalfToFloatRaw: ("atlas-a2", "DataCopy", "test_legal and C2 and float"),
+    buggy.StrayWrite: ("atlas-a2", "LoadData2D", "test_legal"),
+    buggy.AcceptsEverything: ("atlas-a2", "DataCopyNz2Nd", "test_illegal"),
+    buggy.RejectsMultiBurst: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.WritesNothing: ("atlas-a2", "DataCopyNz2Nd", "test_legal"),
+}
+
+
+def suite_target(bug: type) -> str:
+    """The exec twin for the bugs of EXEC_BUGS, the in-process object for the others."""
+    if bug.__name__ in EXEC_BUGS:
+        return "exec:" + shlex.join([sys.executable, str(EXEC_BUGGY), bug.__name__])
+    return f"python:tests.buggy.targets:{bug.__name__}"
+
+
+@pytest.mark.parametrize("bug", list(SUITE_SELECTION), ids=lambda bug: bug.__name__)
+def test_the_ci_profile_catches_the_bug(bug: type, tmp_path: Path) -> None:
+    """`run --profile ci` against the buggy target earns the bug's verdict (stopping at the first failing
+    test); a disputed bug is recorded as differing from the default reading and does not fail the run."""
+    assert set(SUITE_SELECTION) == set(buggy.CATALOGUE)
+    product, api, keyword = SUITE_SELECTION[bug]
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--target", suite_target(bug),
+                           "--product", product, "--api", api, "-k", keyword, "--profile", "ci", "--seed", "7",
+                           "--shrink-seconds", "1", "-x", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    earned = [r for r in records if r["record"] == "test" and r["verdict"] == bug.VERDICT]
+    assert earned, done.stdout[-3000:]
+    if bug.VERDICT == "disputed":
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert any(seen["differs"] for record in earned for seen in record["disputed"].values())
+    else:
+        assert done.returncode == 1
+        assert earned[0]["replay_command"] and "replay: ascendc-conformance replay" in done.stdout
+    if bug.DIFF_CLASS is not None and bug.VERDICT != "disputed":
+        assert bug.DIFF_CLASS in earned[0]["diff"]["runs_by_class"], earned[0]["message"]

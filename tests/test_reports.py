@@ -69,7 +69,6 @@ def legal(product: str, api: str, route: str, dtype: str, verdict: str = "pass",
 def standard_tests() -> list[dict]:
     """About ten tests: pass, fail with a diff and a replay file, missed-reject, disputed, skipped-unreachable,
     not-supported, waived, crashed, a boundary pass, an illegal pass."""
-    fail_id = legal_id("atlas-a2", "DataCopy", "GM->VECIN", "float")
     return [
         legal("atlas-a2", "DataCopy", "GM->VECIN", "half"),
         legal("atlas-a2", "DataCopy", "GM->VECIN", "float", "fail", counts={"pass": 3, "fail": 1},

@@ -11,6 +11,7 @@ from typing import Any
 from conformance import replay
 from conformance.commands import add_verb_parser
 from conformance.plugin import PROFILES, SUITE_DIR
+from conformance.recorder import PROGRESS_MODES
 from conformance.targets import open_target
 from conformance.verdict import judge
 
@@ -39,6 +40,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--shrink-seconds", type=float, default=10.0,
                         help="time spent shrinking one failing test before its smallest failing case so far "
                              "is reported (default 10)")
+    parser.add_argument("--progress", choices=PROGRESS_MODES, default="auto",
+                        help="live: one status line (terminal); lines: a line per tenth of the run (CI logs); "
+                             "off: pytest's dots; auto (default): live on a terminal, else lines")
+    parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
+                        help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
     parser.set_defaults(func=cmd_run)
 
@@ -59,6 +65,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     argv = [str(SUITE_DIR), f"--rootdir={SUITE_DIR}", "-c", str(SUITE_DIR / "pytest.ini"), "-q",
             f"--ascendc-target={args.target}", f"--ascendc-profile={args.profile}", f"--hypothesis-seed={seed}",
             f"--ascendc-timeout={args.timeout}", f"--ascendc-shrink-seconds={args.shrink_seconds}",
+            f"--ascendc-progress={args.progress}",
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     if not any(ep.value == "conformance.plugin" for ep in metadata.entry_points(group="pytest11")):
@@ -68,8 +75,12 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
                         ("--ascendc-waivers", args.waivers)):
         if value:
             argv.append(f"{flag}={value}")
+    if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
+        argv += ["-o", "console_output_style=classic"]
     if args.workers > 1:
         argv += ["-n", str(args.workers)]
+    if args.keyword:
+        argv += ["-k", args.keyword]
     if args.exitfirst:
         argv.append("-x")
     return argv

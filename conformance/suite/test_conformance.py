@@ -10,7 +10,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from conformance.session import RunSession, CheckRecord
+from conformance.session import CheckRecord, RunSession
 from spec.model import Path
 from strategies.boundaries import Boundary
 from strategies.faults import Fault
@@ -31,14 +31,6 @@ class CaseBox:
                 f"{c['dst']['position']}@{c['dst']['address']} {c['src']['dtype']} params={c['params']}>")
 
 
-@pytest.fixture
-def record(request: pytest.FixtureRequest, ascendc_run: RunSession):
-    """The test's record, written to results.jsonl when the test ends (passed, failed or skipped)."""
-    test_record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
-    yield test_record
-    ascendc_run.finish_test(test_record)
-
-
 def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
     case = data.draw(strategy.map(CaseBox), label="case").case
     for tag in case.get("tags", ()):
@@ -55,42 +47,42 @@ def _supported(run: RunSession, record: CheckRecord, products: set[str], api: st
 
 
 @given(data=st.data())
-def test_legal(ascendc_run: RunSession, record: CheckRecord, ascendc_path: Path, data: st.DataObject) -> None:
+def test_legal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_path: Path, data: st.DataObject) -> None:
     """Every documented path x dtype (000 Tables 4-7, 001 Tables 1-2, 002 Table 1, 003 Table 4) moves the
     exact bytes of the reference; untouched bytes keep their value."""
-    path = ascendc_path
-    record.product, record.api, record.route = path.product, path.api, f"{path.src}->{path.dst}"
-    record.src_dtype, record.dst_dtype = path.src_dtype, path.dst_dtype
+    path, record = ascendc_path, ascendc_record
+    record.describe(**ascendc_run.subject(path))
     _supported(ascendc_run, record, {path.product}, path.api)
     strategy = st.sampled_from(contexts(ascendc_run.spec, [path])).flatmap(case_for)
     ascendc_run.check(record, _draw(data, strategy))
 
 
 @given(data=st.data())
-def test_illegal(ascendc_run: RunSession, record: CheckRecord, ascendc_fault: Fault, data: st.DataObject) -> None:
+def test_illegal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_fault: Fault,
+                 data: st.DataObject) -> None:
     """A case breaking exactly one documented rule is rejected; for a disputed or vendor-only rule the
     target's behaviour is recorded against the readings (reported apart, neither pass nor fail)."""
-    fault = ascendc_fault
-    record.rule, record.variant, record.api = fault.rule.id, fault.variant, fault.contexts[0].api.name
+    fault, record = ascendc_fault, ascendc_record
+    record.describe(**ascendc_run.subject(fault))
     if not ascendc_run.target.hello.validates and fault.expectation == "reject":
         record.skipped_reason = "target does not validate (hello validates: false)"
         pytest.skip(record.skipped_reason)
-    _supported(ascendc_run, record, {c.product.id for c in fault.contexts}, record.api)
+    _supported(ascendc_run, record, {c.product.id for c in fault.contexts}, record.subject["api"])
     supported = tuple(c for c in fault.contexts if ascendc_run.target.supports(c.product.id, c.api.name))
     strategy = Fault(fault.rule, fault.variant, supported, fault.edit, fault.pinned).strategy()
     ascendc_run.check(record, _draw(data, strategy), fault.expectation)
 
 
 @given(data=st.data())
-def test_boundary(ascendc_run: RunSession, record: CheckRecord, ascendc_boundary: Boundary, data: st.DataObject) -> None:
+def test_boundary(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_boundary: Boundary,
+                  data: st.DataObject) -> None:
     """The just-legal value of every range bound is accepted and moves the right bytes (the just-illegal
     value is test_illegal[<rule>:below|above])."""
-    boundary = ascendc_boundary
-    record.rule, record.variant = boundary.rule.id, f"{boundary.side}={boundary.legal_value}"
-    record.api = boundary.rule.api
+    boundary, record = ascendc_boundary, ascendc_record
+    record.describe(**ascendc_run.subject(boundary))
     if not boundary.contexts:
         record.skipped_reason = (f"unreachable: {boundary.rule.field} = {boundary.legal_value} does not fit the "
                                  f"product's capacity (or the GM window) on any of {len(boundary.unreachable)} paths")
         pytest.skip(record.skipped_reason)
-    _supported(ascendc_run, record, {c.product.id for c in boundary.contexts}, record.api)
+    _supported(ascendc_run, record, {c.product.id for c in boundary.contexts}, boundary.rule.api)
     ascendc_run.check(record, _draw(data, boundary.strategy()))

@@ -13,11 +13,18 @@ FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
 
 
 def _slots(ctx: PathContext, params: Mapping[str, int]) -> int:
-    """Destination fractal slots spanned: dstGap holes included unless the product ignores dstGap (D24)."""
+    """Destination fractal slots the region covers: dstGap holes included.
+
+    Where the product ignores dstGap under the default reading (D24) the call writes only repeatTimes
+    contiguous slots, but the region still covers the holes whenever they fit the memory: a target that
+    applies the gap (the other reading) then writes inside the case, where the verdict can say which reading
+    it follows, instead of outside it."""
+    with_gaps = (params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1
     ignored_by = ctx.api.dst_gap_ignored_by
     if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
-        return params["repeatTimes"]
-    return (params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1
+        fits_memory = with_gaps * ctx.api.constant("fractal_bytes") <= ctx.limit(ctx.memory("dst"))
+        return with_gaps if fits_memory else params["repeatTimes"]
+    return with_gaps
 
 
 def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:

@@ -43,6 +43,23 @@ class BrokenInit:
         return {}
 
 
+class DiesOnHalf:
+    """The reference, except that a case of dtype half kills the whole process (as a segfaulting native
+    target would): under xdist the worker dies and its test must be recorded as crashed."""
+
+    def hello(self):
+        return {"name": "dies-on-half", "validates": True}
+
+    def execute(self, case):
+        import os
+
+        import reference
+
+        if case["src"]["dtype"] == "half":
+            os._exit(3)
+        return reference.expect(case)
+
+
 def rejecting_execute(case):
     return {"status": "rejected", "rules": ["DataCopy.blockLen.range"], "message": "blockLen too big"}
 
