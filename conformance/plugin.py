@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 import conformance
 from conformance.recorder import PROGRESS_MODES, RECORD_ATTRIBUTE, RunRecorder
@@ -27,6 +27,8 @@ def _register_profiles() -> None:
     for name, examples in PROFILES.items():
         settings.register_profile(
             f"ascendc-{name}", max_examples=examples, deadline=None, database=None, print_blob=False,
+            # no explain phase: the lines it would point at are the suite's own, not the target's
+            phases=[phase for phase in Phase if phase != Phase.explain],
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
                                    HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
 

@@ -100,12 +100,15 @@ class RunRecorder:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
-        """With progress shown and no -v, conformance tests print no dots: the progress line says it all."""
+        """With progress shown and no -v, conformance tests print no dots: the progress line says it all
+        (the words stay, for the short summary at the end)."""
         if self.progress is None or config.get_verbosity() > 0 or not self._is_conformance(report.nodeid):
             return None
         if report.passed and report.when != "call":
             return "", "", ""
-        return ("error" if report.failed and report.when != "call" else report.outcome), "", ""
+        if report.failed and report.when != "call":
+            return "error", "", "ERROR"
+        return report.outcome, "", report.outcome.upper()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         text = getattr(report, RECORD_ATTRIBUTE, None)

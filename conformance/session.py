@@ -20,9 +20,8 @@ from conformance.results import TestRecord, freeze
 from conformance.targets import Target, open_target
 from conformance.verdict import FAILURES, Verdict, judge
 from spec.loader import load_spec
-from spec.model import Path as SpecPath
+from spec.model import Path as SpecPath, ShortRepr
 from strategies.boundaries import Boundary, boundaries
-from strategies.context import ShortRepr
 from strategies.faults import Fault, faults
 from strategies.legal import select_paths
 

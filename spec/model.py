@@ -18,6 +18,14 @@ def frozen_map(mapping: Mapping | None = None) -> Mapping:
     return MappingProxyType(dict(mapping or {}))
 
 
+class ShortRepr:
+    """Mixin: print as `repr()` under Hypothesis's pretty printer, which would walk every dataclass field
+    (for a context, the whole spec) when it prints a falsifying example's arguments."""
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
 @dataclass(frozen=True)
 class Citation:
     source: str
@@ -82,8 +90,8 @@ class Form:
     mixed_dtypes: bool
 
 
-@dataclass(frozen=True)
-class Path:
+@dataclass(frozen=True, repr=False)
+class Path(ShortRepr):
     """One documented (product, api, src position, dst position, src dtype, dst dtype)."""
 
     api: str
@@ -104,6 +112,9 @@ class Path:
     def label(self) -> str:
         dtype = self.src_dtype if self.src_dtype == self.dst_dtype else f"{self.src_dtype}->{self.dst_dtype}"
         return f"{self.product}-{self.api}-{self.src}->{self.dst}-{dtype}"
+
+    def __repr__(self) -> str:
+        return f"Path({self.label})"
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,10 @@ from typing import Iterable
 from hypothesis import strategies as st
 
 from spec.loader import load_spec
-from spec.model import Rule, Spec
+from spec.model import Rule, ShortRepr, Spec
 from strategies.apis import MODULES
 from strategies.cases import draft, finish
-from strategies.context import PathContext, ShortRepr
+from strategies.context import PathContext
 from strategies.legal import contexts, select_paths
 
 

@@ -10,15 +10,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from spec.model import Api, Dtype, Path, Product, Rule, Spec
-
-
-class ShortRepr:
-    """Mixin: print as `repr()` under Hypothesis's pretty printer, which would walk every dataclass field
-    (for a context, the whole spec) when it prints a falsifying example's arguments."""
-
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
-        printer.text(repr(self))
+from spec.model import Api, Dtype, Path, Product, Rule, ShortRepr, Spec
 
 
 class Unreachable(Exception):

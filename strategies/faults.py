@@ -14,11 +14,11 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from spec.loader import load_spec
-from spec.model import Rule, Spec
+from spec.model import Rule, ShortRepr, Spec
 from strategies import layout
 from strategies.apis import datacopy_slice
 from strategies.cases import Draft, draft, finish
-from strategies.context import PathContext, ShortRepr
+from strategies.context import PathContext
 from strategies.legal import contexts, select_paths
 
 Edit = Callable[..., None]  # edit(draw, draft) changes the draft in place
@@ -34,6 +34,10 @@ class Fault(ShortRepr):
 
     @property
     def id(self) -> str:
+        """`<rule>:<variant>`; a common rule (no API of its own) is broken once per API, so its id names the
+        API too: `<rule>:<API>:<variant>`."""
+        if self.rule.api is None:
+            return f"{self.rule.id}:{self.contexts[0].api.name}:{self.variant}"
         return f"{self.rule.id}:{self.variant}"
 
     def __repr__(self) -> str:

@@ -21,10 +21,14 @@ GUARD_BYTES = 64  # bytes kept around the touched area so that writes just outsi
 
 @dataclass(frozen=True)
 class Extents:
-    """Bytes an operand's accesses touch, relative to its start address: [low, high)."""
+    """Bytes an operand's accesses touch under the suite's default reading, relative to its start address:
+    [low, high). `dst_alternative`: the destination bytes a target following the other reading of a disputed
+    point writes, where that reading writes more; the region covers them too (as far as the memory goes), so
+    that such a target is seen writing inside the case and the verdict can say which reading it follows."""
 
     src: tuple[int, int]
     dst: tuple[int, int]
+    dst_alternative: tuple[int, int] | None = None
 
     def of(self, operand: str) -> tuple[int, int]:
         return self.src if operand == "src" else self.dst
@@ -67,6 +71,8 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
     for op in ("src", "dst"):
         low, high = extents.of(op)
         points = [addresses[op], addresses[op] + max(low, 0), addresses[op] + high]
+        if op == "dst" and extents.dst_alternative is not None:
+            points.append(addresses[op] + extents.dst_alternative[1])
         spans.setdefault(ctx.memory(op), []).extend(points)
     return {memory: (max(0, min(points) - GUARD_BYTES), min(ctx.limit(memory), max(points) + GUARD_BYTES))
             for memory, points in spans.items()}

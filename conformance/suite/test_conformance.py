@@ -11,7 +11,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from conformance.session import CheckRecord, RunSession
-from spec.model import Path
+from spec.model import Path, ShortRepr
 from strategies.boundaries import Boundary
 from strategies.faults import Fault
 from strategies.legal import case_for, contexts
@@ -19,7 +19,7 @@ from strategies.legal import case_for, contexts
 EVENT_PREFIXES = ("path:", "fault:", "boundary:", "form:")
 
 
-class CaseBox:
+class CaseBox(ShortRepr):
     """A drawn case with a short repr, so a falsifying example prints its gist, not kilobytes of base64."""
 
     def __init__(self, case: dict):

@@ -12,26 +12,18 @@ from strategies.layout import Extents, fits
 FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
 
 
-def _slots(ctx: PathContext, params: Mapping[str, int]) -> int:
-    """Destination fractal slots the region covers: dstGap holes included.
-
-    Where the product ignores dstGap under the default reading (D24) the call writes only repeatTimes
-    contiguous slots, but the region still covers the holes whenever they fit the memory: a target that
-    applies the gap (the other reading) then writes inside the case, where the verdict can say which reading
-    it follows, instead of outside it."""
-    with_gaps = (params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1
-    ignored_by = ctx.api.dst_gap_ignored_by
-    if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
-        fits_memory = with_gaps * ctx.api.constant("fractal_bytes") <= ctx.limit(ctx.memory("dst"))
-        return with_gaps if fits_memory else params["repeatTimes"]
-    return with_gaps
-
-
 def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
+    """Source fractals read and destination slots written; where the product ignores dstGap (D24 default)
+    the slots are contiguous, and the slots with dstGap holes are the other reading's footprint."""
     fractal = ctx.api.constant("fractal_bytes")
     first = params["startIndex"]
     last = first + (params["repeatTimes"] - 1) * params["srcStride"]
-    return Extents((fractal * first, fractal * (last + 1)), (0, fractal * _slots(ctx, params)))
+    with_gaps = (0, fractal * ((params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1))
+    ignored_by = ctx.api.dst_gap_ignored_by
+    if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
+        return Extents((fractal * first, fractal * (last + 1)), (0, fractal * params["repeatTimes"]),
+                       dst_alternative=with_gaps if params["dstGap"] else None)
+    return Extents((fractal * first, fractal * (last + 1)), with_gaps)
 
 
 def transpose_allowed(ctx: PathContext) -> bool:
