@@ -23,6 +23,15 @@ CASE_FORMAT = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 
+@lru_cache(maxsize=16)
+def decode_base64(text: str) -> bytes:
+    """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding).
+
+    Remembers the last few texts: one region's text is read by the reference, by an in-process target, by
+    the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost."""
+    return base64.b64decode(text, validate=True)
+
+
 @lru_cache(maxsize=None)
 def schema(name: str) -> dict:
     """A published schema by name: 'case-v1' or 'result-v1'."""
@@ -65,7 +74,7 @@ class Region:
 
 def _decode_region(where: str, data: Any) -> Region:
     try:
-        raw = base64.b64decode(data["data"], validate=True)
+        raw = decode_base64(data["data"])
     except (binascii.Error, ValueError) as error:
         raise CaseError(f"{where}.data is not valid base64 ({error})") from None
     return Region(data["address"], raw)

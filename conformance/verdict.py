@@ -11,10 +11,10 @@ crash or a hang the documented behaviour, so it is never filed away as "disputed
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.case import decode_base64
 from conformance.diff import diff_results, format_diff
 from conformance.targets.base import Answer, Hello
 
@@ -122,10 +122,12 @@ def _default_reading(case: dict, expected: dict, actual: dict) -> tuple[str, str
 
 
 def _same_memory(expected: dict, actual: dict) -> bool:
+    """Same regions, addresses and bytes (equal base64 texts are equal bytes; other texts are decoded)."""
     if set(expected) != set(actual):
         return False
     return all(expected[name]["address"] == actual[name]["address"]
-               and base64.b64decode(expected[name]["data"]) == base64.b64decode(actual[name]["data"])
+               and (expected[name]["data"] == actual[name]["data"]
+                    or decode_base64(expected[name]["data"]) == decode_base64(actual[name]["data"]))
                for name in expected)
 
 

@@ -7,6 +7,7 @@ range is therefore reachable as far as capacity allows, and shrinking goes to sm
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
@@ -52,11 +53,20 @@ WIDE_CASE = st.shared(st.integers(0, 3).map(lambda n: n == 3), key="strategies.d
 SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
 
 
+@lru_cache(maxsize=4096)
 def biased_integers(low: int, high: int) -> st.SearchStrategy[int]:
-    """Small values in a small case; in a wide case small values, anything in range or the top of it."""
+    """Small values in a small case; in a wide case small values, anything in range or the top of it.
+
+    Kept per (low, high): a new strategy object is validated by Hypothesis on its first draw, which cost
+    more than the draw itself when every field of every case built its own."""
     small = st.integers(low, min(high, low + 8))
     wide = st.one_of(small, st.integers(low, high), st.just(high))
     return WIDE_CASE.flatmap(lambda is_wide: wide if is_wide else small)
+
+
+@lru_cache(maxsize=1024)
+def _orders(free: tuple[FieldRange, ...]) -> st.SearchStrategy[list[FieldRange]]:
+    return st.permutations(free)
 
 
 def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable[[dict], bool]) -> int:
@@ -80,8 +90,8 @@ def draw_fields(draw, fields: Sequence[FieldRange], fits: Callable[[dict], bool]
     values = {field.name: field.low for field in fields} | pinned
     if not fits(values):
         raise Unreachable(f"{pinned or 'the minimal parameters'} do not fit")
-    free = [field for field in fields if field.name not in pinned]
-    for field in draw(st.permutations(free), label="draw order"):
+    free = tuple(field for field in fields if field.name not in pinned)
+    for field in draw(_orders(free), label="draw order"):
         top = largest_fitting(field, values, fits)
         values[field.name] = draw(biased_integers(field.low, top), label=field.name)
     return values

@@ -78,7 +78,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
         argv += ["-o", "console_output_style=classic"]
     if args.workers > 1:
-        argv += ["-n", str(args.workers)]
+        argv += ["-n", str(args.workers), "--dist", "worksteal"]
     if args.keyword:
         argv += ["-k", args.keyword]
     if args.exitfirst:

@@ -10,11 +10,12 @@ kind, so the verdict layer never has to care about pipes or exceptions.
 from __future__ import annotations
 
 import abc
-import base64
 import binascii
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
+
+from conformance.case import decode_base64
 
 AnswerKind = Literal["result", "timeout", "crashed", "error"]
 
@@ -137,7 +138,7 @@ def region_sizes(case: dict[str, Any]) -> dict[str, tuple[int, int]]:
     sizes = {}
     for name, region in memory.items():
         try:
-            sizes[name] = (region["address"], len(base64.b64decode(region["data"], validate=True)))
+            sizes[name] = (region["address"], len(decode_base64(region["data"])))
         except (TypeError, KeyError, binascii.Error) as exc:
             raise ValueError(f"case memory region {name!r} is malformed: {exc!r}") from exc
     return sizes
@@ -195,7 +196,7 @@ def _memory_problem(expected: dict[str, tuple[int, int]], memory: Any) -> str | 
         if not isinstance(data, str):
             return f'answer memory region {name!r} needs "data" as a base64 string'
         try:
-            decoded = base64.b64decode(data, validate=True)
+            decoded = decode_base64(data)
         except binascii.Error as exc:
             return f"answer memory region {name!r} data is not valid base64: {exc}"
         if len(decoded) != length:
