@@ -4,8 +4,9 @@ fonts or links), rendered with Jinja2 from reports/templates/report.html.j2.
 Sections (element ids), in page order: certification (an outcome banner `outcome`, key figures `figures`, then
 the statement), heatmap (one table per product of the spec, rows API + route, columns dtypes, cells coloured by
 the worst verdict; the selected products first, the others folded in a <details> `heatmap-unselected`), failures
-(an index linking to `failure-<n>`, each with its diff and replay command), rules (rows `rule-<id>`), disputed,
-waivers (`waivers-used`, `waivers-unmatched`), totals, run, and notes when there are any.
+(an index linking to `failure-<n>`, each a <details> with its diff and replay command, the first FAILURES_OPEN
+unfolded), rules (rows `rule-<id>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
+notes when there are any.
 """
 from __future__ import annotations
 
@@ -19,6 +20,11 @@ from reports.model import VERDICT_ORDER
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE = "report.html.j2"
+
+
+# Failures shown unfolded; the rest are folded (<details>) so that a run with hundreds of failures keeps the
+# rule table within reach. The index above them links to every one.
+FAILURES_OPEN = 10
 
 
 @lru_cache(maxsize=1)
@@ -36,4 +42,4 @@ def render_html(doc: dict) -> str:
     symbols = {state: STATE_SYMBOLS[state] for state in (*VERDICT_ORDER, *NO_RESULT_STATES) if state in STATE_SYMBOLS}
     return _environment().get_template(TEMPLATE).render(
         doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
-        symbols=symbols, verdict_names=verdict_names)
+        symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN)

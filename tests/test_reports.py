@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from html.parser import HTMLParser
 from pathlib import Path
 
 import jsonschema
@@ -20,7 +19,9 @@ from reports import FORMATS, ReportError, load_results, render, write_all
 from reports.compare import compare
 from reports.coverage import (REASON_KILLED, REASON_NOT_DRAWN, REASON_NOT_SELECTED, REASON_NOT_SUPPORTED,
                               REASON_UNREACHABLE, REASON_UNSPECIFIED, build_coverage, certify)
+from reports.render_html import FAILURES_OPEN
 from reports.render_json import SCHEMA_FILE, build_report, validate_report
+from tests.helpers.html import Sections
 from spec.loader import load_spec
 
 DATA = Path(__file__).resolve().parent / "data" / "reports"
@@ -125,52 +126,6 @@ def write_results(directory: Path, tests: list[dict] | None = None, *, end: bool
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps({"replay_format": 1, "test_id": record["test_id"], "case": {}}))
     return directory
-
-
-class Sections(HTMLParser):
-    """Collects element ids, the text inside each <section id=...>, and every src/href/style value."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.ids: set[str] = set()
-        self.stack: list[tuple[str, str | None]] = []
-        self.text: dict[str, list[str]] = {}
-        self.refs: list[tuple[str, str, str]] = []
-        self.tags: set[str] = set()
-        self.styles: list[str] = []
-        self._in_style = False
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        self.tags.add(tag)
-        if "id" in attrs:
-            self.ids.add(attrs["id"])
-        section = attrs.get("id") if tag == "section" else None
-        if tag not in ("br", "meta", "input", "img", "link", "hr"):
-            self.stack.append((tag, section))
-        for key in ("src", "href"):
-            if key in attrs:
-                self.refs.append((tag, key, attrs[key] or ""))
-        if tag == "style":
-            self._in_style = True
-
-    def handle_endtag(self, tag):
-        while self.stack:
-            open_tag, _ = self.stack.pop()
-            if open_tag == tag:
-                break
-        if tag == "style":
-            self._in_style = False
-
-    def handle_data(self, data):
-        if self._in_style:
-            self.styles.append(data)
-        for _, section in self.stack:
-            if section:
-                self.text.setdefault(section, []).append(data)
-
-    def section(self, name: str) -> str:
-        return "".join(self.text.get(name, []))
 
 
 @pytest.fixture
@@ -367,6 +322,19 @@ def test_html_summary_on_top_and_failures_indexed(report_dir: Path) -> None:
     assert "rule-DataCopy-blockCount-max" in parser.ids
     assert {"waivers-used", "waivers-unmatched"} <= parser.ids
     assert "matched no failure" in parser.section("waivers") and "TRACK-9" in parser.section("waivers")
+
+
+def test_html_folds_failures_after_the_first_few(tmp_path: Path) -> None:
+    """Hundreds of failures must not bury the rule table: the first FAILURES_OPEN are unfolded, the rest folded
+    (still indexed and anchored)."""
+    dtypes = [d.name for d in SPEC.dtypes.values()][:FAILURES_OPEN + 2]
+    tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", dtype, "fail", message=f"memory differs ({dtype})")
+             for dtype in dtypes]
+    html = write_all(write_results(tmp_path / "r", tests, replays=False))["html"].read_text()
+    assert html.count('<details class="failure"') == len(dtypes)
+    assert html.count('<details class="failure" id="failure-') == len(dtypes)
+    assert [f'id="failure-{n}" open' in html for n in (1, FAILURES_OPEN, FAILURES_OPEN + 1)] == [True, True, False]
+    assert f'href="#failure-{len(dtypes)}"' in html
 
 
 def test_html_heatmap_puts_selected_products_first(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from conformance.session import RunSession, RunSettings
+from reports.render_json import validate_report
+from tests.helpers.html import Sections
 
 ROOT = Path(__file__).resolve().parents[1]
 SELECTION = ["--product", "atlas-a2", "--api", "LoadData2D", "--profile", "quick", "--seed", "1"]
@@ -32,6 +34,8 @@ def test_reference_conforms_and_reports_are_written(tmp_path):
 
 
 def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
+    """A real run against a buggy target: the failure, its diff and replay command reach stdout, the replay
+    file reproduces it, and every report holds the failure with its replay command."""
     target = f"exec:{sys.executable} tests/buggy/exec_buggy.py LoadDataTransposeMissing"
     done = _run("run", "--target", target, *SELECTION, "--report", str(tmp_path), "-x")
     assert done.returncode == 1
@@ -41,6 +45,21 @@ def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
     again = _run("replay", str(replays[0]), "--target", target)
     assert again.returncode == 1 and '"outcome": "fail"' in again.stdout
     assert _run("replay", str(replays[0]), "--target", "reference").returncode == 0
+
+    report = json.loads((tmp_path / "report.json").read_text())
+    validate_report(report)
+    assert report["certification"]["outcome"] == "does not conform"
+    [failure] = report["failures"]
+    assert failure["verdict"] == "fail" and "permuted" in failure["message"]
+    assert failure["replay_command"].startswith("ascendc-conformance replay ") and target in failure["replay_command"]
+    html = (tmp_path / "report.html").read_text()
+    sections = Sections()
+    sections.feed(html)
+    assert {"certification", "heatmap", "failures", "rules", "disputed", "waivers", "totals", "run"} <= sections.ids
+    assert failure["test_id"] in sections.section("failures") and "ascendc-conformance replay" in sections.section("failures")
+    junit = (tmp_path / "junit.xml").read_text()
+    assert failure["test_id"].replace(">", "&gt;") in junit and "<failure" in junit
+    assert failure["test_id"] in (tmp_path / "report.md").read_text()
 
 
 def recorded_tests(report_dir: Path) -> dict[str, dict]:
