@@ -40,15 +40,16 @@ def evaluate(case: Case, spec: Spec | None = None) -> Result:
     if verdict is not None:
         return verdict
     plan = module.plan(call)
-    memory_breaches, capacity_depends = _memory_breaches(call, plan)
+    spans = moves.extents(call, plan)
+    memory_breaches, capacity_depends = _memory_breaches(call, spans)
     verdict, more = _verdict(memory_breaches)
     if verdict is not None:
         return verdict
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
-    if moves.overlaps(call, plan, moves.extent(call, "src", plan), moves.extent(call, "dst", plan)):
+    if moves.overlaps(call, plan, *spans):
         return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
-    return Result.ok(moves.apply(call, plan), _unique(depends + more + capacity_depends + plan.depends_on))
+    return Result.ok(moves.apply(call, plan, spans), _unique(depends + more + capacity_depends + plan.depends_on))
 
 
 def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:
@@ -61,6 +62,8 @@ def _unique(ids: tuple[str, ...]) -> tuple[str, ...]:
 
 def _verdict(breaches: list[Breach]) -> tuple[Result | None, tuple[str, ...]]:
     """Rejected, unspecified, or (None, rule ids the legal outcome depends on)."""
+    if not breaches:
+        return None, ()
     illegal = [b for b in breaches if b.rule.illegal_by_default]
     if illegal:
         firm = [b for b in illegal if b.rule.status == "documented" and b.disputed_by is None]
@@ -75,28 +78,31 @@ def _verdict(breaches: list[Breach]) -> tuple[Result | None, tuple[str, ...]]:
     return None, _unique(tuple(b.rule.id for b in breaches))
 
 
-def _memory_breaches(call: Call, plan: moves.Transfer) -> tuple[list[Breach], tuple[str, ...]]:
+def _memory_breaches(call: Call, spans: moves.Extents) -> tuple[list[Breach], tuple[str, ...]]:
     """Accesses outside the case's regions or beyond a memory's capacity (with disputed capacities noted)."""
     spec = call.spec
     breaches, depends = [], []
-    for name in ("src", "dst"):
-        span = moves.extent(call, name, plan)
+    for name, span in zip(("src", "dst"), spans):
         if span is None:
             continue
         region = call.case.memory.get(span.memory)
-        where = f"{name} bytes [{span.start}, {span.stop}) of {span.memory}"
         if region is None:
-            breaches.append(Breach(spec.rule(BOUNDS), f"{where}: the case has no {span.memory} region"))
+            breaches.append(Breach(spec.rule(BOUNDS), f"{_where(name, span)}: the case has no {span.memory} region"))
         elif not region.contains(span.start, span.stop):
-            breaches.append(Breach(spec.rule(BOUNDS), f"{where} leave the region [{region.address}, {region.end})"))
+            breaches.append(Breach(spec.rule(BOUNDS), f"{_where(name, span)} leave the region "
+                                                       f"[{region.address}, {region.end})"))
         capacity = call.product.capacities.get(span.memory)
         if capacity is None:
             continue
-        readings = [capacity.bytes, *capacity.alternatives.values()]
+        alternatives = capacity.alternatives.values()   # the disputed readings of the capacity
         if span.stop > capacity.bytes:
-            disputed_by = capacity.rule if span.stop <= max(readings) else None
-            breaches.append(Breach(spec.rule(CAPACITY), f"{where} exceed the {capacity.bytes}-B capacity on "
-                                                         f"{call.product.id}", disputed_by))
-        elif span.stop > min(readings):
+            disputed_by = capacity.rule if any(span.stop <= reading for reading in alternatives) else None
+            breaches.append(Breach(spec.rule(CAPACITY), f"{_where(name, span)} exceed the {capacity.bytes}-B "
+                                                         f"capacity on {call.product.id}", disputed_by))
+        elif any(span.stop > reading for reading in alternatives):
             depends.append(capacity.rule)
     return breaches, tuple(depends)
+
+
+def _where(name: str, span: moves.Extent) -> str:
+    return f"{name} bytes [{span.start}, {span.stop}) of {span.memory}"

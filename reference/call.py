@@ -7,7 +7,7 @@ is decided later, by the rules (reference.legality).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from conformance.case import Case
 from conformance.errors import CaseError
@@ -44,8 +44,40 @@ class Call:
         return self.src_memory if name == "src" else self.dst_memory
 
 
+class Signature(NamedTuple):
+    """The Call fields a case's names and parameter keys decide (the same for every case that shares them)."""
+
+    api: Api
+    product: Product
+    form: Form
+    src_dtype: Dtype
+    dst_dtype: Dtype
+    src_memory: str | None
+    dst_memory: str | None
+
+
 def resolve(case: Case, spec: Spec) -> Call:
-    """Resolve names and the parameter form; raise CaseError naming the first thing that is malformed."""
+    """Resolve names and the parameter form; raise CaseError naming the first thing that is malformed.
+
+    What the names and parameter keys decide (product, API, form, dtypes, memories) is the same for every
+    case that shares them, so it is worked out once per spec (SpecIndex.signatures); only the values' types
+    are checked per call."""
+    index = for_spec(spec)
+    src, dst = case.src, case.dst
+    key = (case.product, case.api, src.position, src.dtype, dst.position, dst.dtype, tuple(case.params),
+           tuple(case.memory))
+    signature = index.signatures.get(key)
+    if signature is None:
+        signature = index.signatures[key] = _signature(case, spec)
+    api = signature.api
+    for name, param in signature.form.fields.items():
+        if not _plainly_typed(api, param, case.params[name]):
+            _check_value(spec, api, f"case.params.{name}", param, case.params[name])
+    return Call(case, spec, *signature)
+
+
+def _signature(case: Case, spec: Spec) -> Signature:
+    """The case's Signature; CaseError for an unknown name or parameter keys that match no form."""
     product_id = spec.resolve_product(case.product)
     if product_id is None:
         known = ", ".join(p.id for p in spec.products)
@@ -64,11 +96,8 @@ def resolve(case: Case, spec: Spec) -> Call:
             raise CaseError(f"case.memory.{memory}: unknown memory; expected one of {', '.join(spec.memories)}")
     mixed = case.src.dtype != case.dst.dtype
     form = _form_of(api, case.params, mixed, for_spec(spec).forms_with_keys(api.name, tuple(case.params)))
-    for name, param in form.fields.items():
-        if not _plainly_typed(api, param, case.params[name]):
-            _check_value(spec, api, f"case.params.{name}", param, case.params[name])
-    return Call(case, spec, api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
-                product.memory_of(case.src.position), product.memory_of(case.dst.position))
+    return Signature(api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
+                     product.memory_of(case.src.position), product.memory_of(case.dst.position))
 
 
 def _form_of(api: Api, params: Mapping[str, Any], mixed: bool, matches: tuple[Form, ...]) -> Form:

@@ -1,8 +1,9 @@
 """What the reference looks up in the spec on every call, computed once per spec object.
 
-The spec is immutable once loaded, so the rules that apply to an (API, product), the routes it documents
-and the form matching a set of parameter keys never change; `for_spec(spec)` keeps them in a table tied to
-that spec object (dropped with it), so a call costs dictionary lookups instead of scans of every path and rule.
+The spec is immutable once loaded, so the rules that apply to an (API, product), the routes it documents,
+the form matching a set of parameter keys and what a case's names resolve to never change; `for_spec(spec)`
+keeps them in a table tied to that spec object (dropped with it), so a call costs dictionary lookups instead
+of scans of every path and rule.
 """
 from __future__ import annotations
 
@@ -41,6 +42,8 @@ class SpecIndex:
     _forms: dict[tuple[Any, ...], tuple[Form, ...]] = field(default_factory=dict)
     # (api, product, src position, dst position, src dtype, dst dtype, form) -> reference.legality._Checks
     path_checks: dict[tuple[str, ...], Any] = field(default_factory=dict)
+    # a case's names and parameter and memory keys -> reference.call.Signature (the Call fields they decide)
+    signatures: dict[tuple[Any, ...], Any] = field(default_factory=dict)
 
     def rules_for(self, api: str, product: str) -> tuple[Rule, ...]:
         """spec.rules_for(api, product), in the same order."""

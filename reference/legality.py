@@ -45,9 +45,7 @@ def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
     found = list(checks.fixed)
     params = call.params
     for position, rule, field, kind, low, high, multiple in checks.ranges:
-        value = params.get(field)
-        if value is None or isinstance(value, (list, dict)):
-            continue
+        value = params[field]
         if kind == "multiple":
             if value % multiple:
                 found.append((position, Breach(rule, f"{field} = {value} is not a multiple of {multiple}")))
@@ -78,8 +76,9 @@ def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
 @dataclass(frozen=True)
 class _Checks:
     """The rules of one path and form, sorted for judging: the breaches already known (route, dtype, form),
-    the range and multiple rules (position, rule, field, kind, min, max, multiple), the alignment rules with
-    the (operand, bytes) each asks here, and the relation rules; positions index the spec's rule order."""
+    the range and multiple rules on the form's scalar parameters (position, rule, field, kind, min, max,
+    multiple), the alignment rules with the (operand, bytes) each asks here, and the relation rules;
+    positions index the spec's rule order."""
 
     fixed: tuple[tuple[int, Breach], ...]
     ranges: tuple[tuple, ...]
@@ -99,7 +98,9 @@ class _Checks:
                     disputed_by = _route_extension(call, rules) if rule.kind == "route" else None
                     fixed.append((position, Breach(rule, detail, disputed_by)))
             elif rule.kind in ("range", "multiple"):
-                ranges.append((position, rule, rule.field, rule.kind, rule.min, rule.max, rule.multiple))
+                field = call.form.fields.get(rule.field)
+                if field is not None and field.array_of is None:   # a scalar parameter of this form
+                    ranges.append((position, rule, rule.field, rule.kind, rule.min, rule.max, rule.multiple))
             elif rule.kind == "alignment":
                 demands = tuple((name, call.dtype(name).size if rule.bytes == "sizeof" else rule.bytes)
                                 for name in rule.operands if rule.where.covers(call.operand(name).position))

@@ -8,15 +8,18 @@ overlaps itself — is the same for every API and lives here.
 Every API's element map is affine in a few loop counters (burst and element; repeat, row and column; ...),
 so the modules describe it as a `Grid` — a shape and, per operand, an offset and one stride per axis — and
 the per-element index arrays are only built when someone asks for them. With a grid the extents are two
-sums, the copy is one strided numpy assignment (memcpy speed for contiguous runs) and whether the writes
-hit the same element twice is decided from the strides; only the rare shapes the shortcuts cannot decide
-fall back to the exact element-array checks. A `Transfer` made from explicit element arrays (as the buggy
-test targets build them) takes the array path throughout, with identical results.
+sums (worked out once per call, `extents`), the copy moves runs of contiguous bytes — a few by slicing, many
+through one strided numpy assignment (memcpy speed for contiguous runs) — and whether the writes hit the
+same element twice is decided from the strides; only the rare shapes the shortcuts cannot decide fall back
+to the exact element-array checks. A `Transfer` made from explicit element arrays (as the buggy test
+targets build them) takes the array path throughout, with identical results.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,15 +43,11 @@ class Grid:
     dst_strides: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        shape = tuple(max(int(count), 0) for count in self.shape)
-        object.__setattr__(self, "shape", shape)
-        object.__setattr__(self, "_size", math.prod(shape))
-        object.__setattr__(self, "_spans", {"src": self._span(self.src_offset, self.src_strides),
-                                            "dst": self._span(self.dst_offset, self.dst_strides)})
+        object.__setattr__(self, "shape", tuple([max(count, 0) for count in self.shape]))
 
     @property
     def size(self) -> int:
-        return self._size
+        return math.prod(self.shape)
 
     def elements(self, operand: str) -> np.ndarray:
         offset, strides = ((self.src_offset, self.src_strides) if operand == "src"
@@ -62,13 +61,12 @@ class Grid:
 
     def span(self, operand: str) -> tuple[int, int] | None:
         """The lowest and highest element index the operand's accesses reach (None when nothing moves)."""
-        return self._spans[operand]
-
-    def _span(self, offset: int, strides: tuple[int, ...]) -> tuple[int, int] | None:
-        if self._size == 0:
-            return None
+        offset, strides = ((self.src_offset, self.src_strides) if operand == "src"
+                           else (self.dst_offset, self.dst_strides))
         low = high = offset
         for count, stride in zip(self.shape, strides):
+            if count == 0:
+                return None
             reach = (count - 1) * stride
             if reach < 0:
                 low += reach
@@ -76,14 +74,13 @@ class Grid:
                 high += reach
         return low, high
 
-    def dense_dst_order(self) -> tuple[int, ...] | None:
-        """The axes in descending destination stride when the writes tile [lowest, highest] exactly once
-        (C-contiguous in that order; axes of one point do not count); None otherwise."""
-        order = tuple(sorted(range(len(self.shape)), key=lambda axis: -self.dst_strides[axis]))
+    def dense_dst_order(self) -> list[int] | None:
+        """The axes of more than one point in descending destination stride when the writes tile [lowest,
+        highest] exactly once (C-contiguous in that order); None otherwise."""
+        order = sorted([axis for axis, count in enumerate(self.shape) if count != 1],
+                       key=self.dst_strides.__getitem__, reverse=True)
         expected = 1
         for axis in reversed(order):
-            if self.shape[axis] == 1:
-                continue
             if self.dst_strides[axis] != expected:
                 return None
             expected *= self.shape[axis]
@@ -139,8 +136,7 @@ class Transfer:
         return f"Transfer(src_elements={self._src!r}, dst_elements={self._dst!r}, depends_on={self.depends_on!r})"
 
 
-@dataclass(frozen=True)
-class Extent:
+class Extent(NamedTuple):
     """The absolute bytes [start, stop) an operand's accesses span in its memory."""
 
     memory: str
@@ -148,18 +144,26 @@ class Extent:
     stop: int
 
 
-def extent(call: Call, operand: str, transfer: Transfer) -> Extent | None:
-    """The bytes an operand's accesses span (None when the call moves nothing)."""
+# The (src, dst) extents of one call, computed once by the caller and handed to every check that needs them.
+Extents = tuple[Extent | None, Extent | None]
+
+
+def extents(call: Call, transfer: Transfer) -> Extents:
+    """The bytes the source's and the destination's accesses span (None when the call moves nothing)."""
+    case = call.case
+    return (_extent(call.src_memory, case.src.address, call.src_dtype.size, _span(transfer, "src")),
+            _extent(call.dst_memory, case.dst.address, call.dst_dtype.size, _span(transfer, "dst")))
+
+
+def _span(transfer: Transfer, operand: str) -> tuple[int, int] | None:
     if transfer.grid is not None:
-        span = transfer.grid.span(operand)
-    else:
-        elements = transfer.elements(operand)
-        span = (int(elements.min()), int(elements.max())) if elements.size else None
-    if span is None:
-        return None
-    size = call.dtype(operand).size
-    base = call.operand(operand).address
-    return Extent(call.memory(operand), base + span[0] * size, base + (span[1] + 1) * size)
+        return transfer.grid.span(operand)
+    elements = transfer.elements(operand)
+    return (int(elements.min()), int(elements.max())) if elements.size else None
+
+
+def _extent(memory: str, address: int, size: int, span: tuple[int, int] | None) -> Extent | None:
+    return None if span is None else Extent(memory, address + span[0] * size, address + (span[1] + 1) * size)
 
 
 def byte_addresses(call: Call, operand: str, elements: np.ndarray) -> np.ndarray:
@@ -187,15 +191,17 @@ def self_overlaps(transfer: Transfer) -> bool:
     return bool(elements.size > 1 and np.any(elements[1:] == elements[:-1]))
 
 
-def apply(call: Call, transfer: Transfer) -> dict[str, Region]:
-    """Every region of the case after the call: a copy of the pre-call image with the moved elements written."""
-    memory = {name: region for name, region in call.case.memory.items()}
+def apply(call: Call, transfer: Transfer, spans: Extents | None = None) -> dict[str, Region]:
+    """Every region of the case after the call: a copy of the pre-call image with the moved elements written.
+
+    `spans` are the call's extents when the caller already has them (see `extents`)."""
+    memory = dict(call.case.memory)
     if transfer.size == 0:
         return memory
-    src_region = call.case.memory[call.src_memory]
-    dst_region = call.case.memory[call.dst_memory]
+    src_region = memory[call.src_memory]
+    dst_region = memory[call.dst_memory]
     grid = transfer.grid
-    if grid is not None and _inside(call, transfer, "src", src_region) and _inside(call, transfer, "dst", dst_region):
+    if grid is not None and _viewable(grid, spans or extents(call, transfer), src_region, dst_region):
         image = _apply_grid(call, grid, src_region, dst_region)
     else:
         image = _apply_elements(call, transfer, src_region, dst_region)
@@ -203,70 +209,116 @@ def apply(call: Call, transfer: Transfer) -> dict[str, Region]:
     return memory
 
 
-def _inside(call: Call, transfer: Transfer, operand: str, region: Region) -> bool:
-    """The operand's accesses lie in the region and its strides are non-negative (as every API's are),
-    so that a strided view from its lowest byte is exactly the bytes it moves."""
-    span = extent(call, operand, transfer)
-    strides = transfer.grid.src_strides if operand == "src" else transfer.grid.dst_strides
+def _viewable(grid: Grid, spans: Extents, src_region: Region, dst_region: Region) -> bool:
+    """Both operands' accesses lie in their regions and their strides are non-negative (as every API's are),
+    so that a strided view from each one's lowest byte is exactly the bytes it moves."""
+    return _inside(spans[0], grid.src_strides, src_region) and _inside(spans[1], grid.dst_strides, dst_region)
+
+
+def _inside(span: Extent | None, strides: tuple[int, ...], region: Region) -> bool:
     return span is not None and min(strides, default=0) >= 0 and region.contains(span.start, span.stop)
 
 
+class _Runs(NamedTuple):
+    """A grid's moves as runs of `length` bytes contiguous in every operand at once: the element, widened by
+    each innermost axis that continues it everywhere; the remaining axes have `counts` points, and
+    `strides[k]` holds their byte strides in operand k."""
+
+    length: int
+    counts: tuple[int, ...]
+    strides: tuple[tuple[int, ...], ...]
+
+    def starts(self, offset: int, which: int) -> list[int]:
+        """The byte offset of every run in operand `which`, in C order over the axes."""
+        starts = [offset]
+        for count, stride in zip(self.counts, self.strides[which]):
+            starts = [start + i * stride for start in starts for i in range(count)]
+        return starts
+
+
+def _runs(shape: tuple[int, ...], strides: Sequence[Sequence[int]], size: int, axes: Sequence[int]) -> _Runs:
+    """The runs of `size`-byte elements over `axes` (outermost first; axes of one point may be left out) of a
+    grid of `shape` whose operands have these byte strides."""
+    axes = [axis for axis in axes if shape[axis] != 1]
+    length = size
+    while axes and all(operand[axes[-1]] == length for operand in strides):
+        length *= shape[axes.pop()]
+    if not axes:   # one run: the move is contiguous in every operand
+        return _Runs(length, (), ((),) * len(strides))
+    return _Runs(length, tuple([shape[axis] for axis in axes]),
+                tuple([tuple([operand[axis] for axis in axes]) for operand in strides]))
+
+
+# Up to this many runs, slicing bytes in Python is quicker than building numpy views (a view costs about as
+# much as slicing a dozen runs); the two give the same bytes (tests/test_reference_paths.py).
+FEW_RUNS = 12
+
+# numpy types to move runs of these many bytes as one item (fast copy loops); other run lengths use void items.
+_ITEM_BY_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+def _view(buffer: bytes | bytearray, offset: int, runs: _Runs, which: int) -> np.ndarray:
+    """The runs of operand `which` in `buffer` (its bytes from `offset`) as a strided numpy view, one run
+    per item, so that numpy moves a run at a time instead of a byte or an element."""
+    item = _ITEM_BY_SIZE.get(runs.length) or np.dtype(f"V{runs.length}")
+    return np.ndarray(runs.counts, dtype=item, buffer=buffer, offset=offset, strides=runs.strides[which])
+
+
+def _gather(source: bytes, offset: int, runs: _Runs) -> bytes:
+    """The runs of operand 0 in `source`, concatenated."""
+    if math.prod(runs.counts) <= FEW_RUNS:
+        length = runs.length
+        return b"".join([source[start:start + length] for start in runs.starts(offset, 0)])
+    return _view(source, offset, runs, 0).tobytes()
+
+
+def _scatter(image: bytearray, dst_offset: int, source: bytes, src_offset: int, runs: _Runs) -> None:
+    """Copy every run of operand 0 in `source` onto the same run of operand 1 in `image`."""
+    if math.prod(runs.counts) <= FEW_RUNS:
+        length = runs.length
+        for src, dst in zip(runs.starts(src_offset, 0), runs.starts(dst_offset, 1)):
+            image[dst:dst + length] = source[src:src + length]
+    else:
+        _view(image, dst_offset, runs, 1)[...] = _view(source, src_offset, runs, 0)
+
+
 def _apply_grid(call: Call, grid: Grid, src_region: Region, dst_region: Region) -> bytes:
-    """The move as strided numpy views (numpy checks that each stays inside its buffer).
+    """The move as runs of contiguous bytes (see `_Runs`), sliced in Python when there are few and copied
+    through strided numpy views otherwise (numpy checks that each view stays inside its buffer).
 
     When the writes tile one contiguous stretch of the destination (no gaps), the new image is the bytes
     before it, the source gathered in destination order, and the bytes after it: one gather and one join
     (no join when the stretch is the whole region). Otherwise the moved elements are written into a copy."""
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
     source, src_start = src_region.data, call.case.src.address - src_region.address + grid.src_offset * src_size
-    src_strides = tuple(stride * src_size for stride in grid.src_strides)
+    src_strides = [stride * src_size for stride in grid.src_strides]
+    every_axis = range(len(grid.shape))
     if call.src_dtype.name != call.dst_dtype.name:
-        gathered = np.frombuffer(_runs_view(source, src_start, grid.shape, (src_strides,), src_size, 0).tobytes(),
+        gathered = np.frombuffer(_gather(source, src_start, _runs(grid.shape, (src_strides,), src_size, every_axis)),
                                  dtype=np.uint8)
-        source, src_start = _convert(gathered.reshape(-1, src_size), src_size, dst_size), 0
+        source, src_start = _convert(gathered.reshape(-1, src_size), src_size, dst_size).tobytes(), 0
         src_strides = _c_strides(grid.shape, dst_size)
     dst_start = call.case.dst.address - dst_region.address + grid.dst_offset * dst_size
-    dst_strides = tuple(stride * dst_size for stride in grid.dst_strides)
     order = grid.dense_dst_order()
     if order is not None:
-        shape = tuple(grid.shape[axis] for axis in order)
-        strides = tuple(src_strides[axis] for axis in order)
-        view = _runs_view(source, src_start, shape, (strides,), dst_size, 0)
-        moved = view.tobytes()
-        data = memoryview(dst_region.data)
+        moved = _gather(source, src_start, _runs(grid.shape, (src_strides,), dst_size, order))
+        data = dst_region.data
         stop = dst_start + len(moved)
-        return b"".join(part for part in (data[:dst_start], moved, data[stop:]) if len(part))
-    image = np.frombuffer(dst_region.data, dtype=np.uint8).copy()
-    pair = (src_strides, dst_strides)
-    _runs_view(image, dst_start, grid.shape, pair, dst_size, 1)[...] = _runs_view(source, src_start, grid.shape,
-                                                                                   pair, dst_size, 0)
-    return image.tobytes()
+        if dst_start == 0 and stop == len(data):
+            return moved
+        return b"".join((memoryview(data)[:dst_start], moved, memoryview(data)[stop:]))
+    image = bytearray(dst_region.data)
+    dst_strides = [stride * dst_size for stride in grid.dst_strides]
+    _scatter(image, dst_start, source, src_start, _runs(grid.shape, (src_strides, dst_strides), dst_size, every_axis))
+    return bytes(image)
 
 
-# numpy types to move runs of these many bytes as one item (fast copy loops); other run lengths use void items.
-_ITEM_BY_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-
-
-def _c_strides(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+def _c_strides(shape: tuple[int, ...], size: int) -> list[int]:
     strides, step = [], size
     for count in reversed(shape):
         strides.append(step)
         step *= count
-    return tuple(reversed(strides))
-
-
-def _runs_view(buffer, offset: int, shape: tuple[int, ...], strides: tuple[tuple[int, ...], ...], size: int,
-               which: int) -> np.ndarray:
-    """A view of `buffer` (byte strides strides[which]) whose items are the longest runs of bytes that are
-    contiguous in every array of `strides` at once: the element, widened by each innermost axis that
-    continues it everywhere. numpy then moves one run per item instead of one byte or element."""
-    axes = [(count, tuple(s[axis] for s in strides)) for axis, count in enumerate(shape) if count != 1]
-    run = size
-    while axes and all(stride == run for stride in axes[-1][1]):
-        run *= axes.pop()[0]
-    item = _ITEM_BY_SIZE.get(run) or np.dtype(f"V{run}")
-    return np.ndarray(tuple(count for count, _ in axes), dtype=item, buffer=buffer, offset=offset,
-                      strides=tuple(s[which] for _, s in axes))
+    return strides[::-1]
 
 
 def _apply_elements(call: Call, transfer: Transfer, src_region: Region, dst_region: Region) -> bytes:

@@ -5,7 +5,8 @@ In dimension d an operand holds N_d slices of L_d elements (L_0 = burstLen*32/si
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,40 +17,49 @@ from spec.model import Rule
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 
 
-def _infos(call: Call) -> dict[str, Sequence[dict]]:
-    """The first dimValue entries of each operand's SliceInfo array (fewer if an array is short)."""
-    infos = call.derived.get("slice_infos")
-    if infos is None:
-        dims = min(call.params["dimValue"], *(len(call.params[key]) for _, key in OPERANDS))
-        infos = call.derived["slice_infos"] = {name: call.params[key][:max(dims, 0)] for name, key in OPERANDS}
-    return infos
+class _Slices(NamedTuple):
+    """One operand's slicing: its first dimValue SliceInfo entries (fewer if its array is short), L_0 in
+    elements (burstLen DataBlocks of the dtype; 0 without entries) and N_d per dimension from
+    end - start + 1 = N*L + (N-1)*stride, None where no positive N fits exactly."""
+
+    infos: Sequence[dict]
+    length: int
+    counts: tuple[int | None, ...]
 
 
-def _slice_length(call: Call, infos: Sequence[dict]) -> int:
-    """L_0 in elements: burstLen DataBlocks of the dtype."""
-    return infos[0]["burstLen"] * call.api.constant("datablock_bytes") // call.src_dtype.size if infos else 0
+def _slices(call: Call) -> dict[str, _Slices]:
+    """Both operands' slicing, worked out once per call (in Call.derived: every relation check asks)."""
+    slices = call.derived.get("slices")
+    if slices is None:
+        params = call.params
+        src, dst = params["srcSliceInfo"], params["dstSliceInfo"]
+        dims = max(min(params["dimValue"], len(src), len(dst)), 0)
+        slices = call.derived["slices"] = {"src": _slicing(call, src[:dims]), "dst": _slicing(call, dst[:dims])}
+    return slices
 
 
-def _counts(call: Call, infos: Sequence[dict]) -> list[int | None]:
-    """N_d per dimension from end - start + 1 = N*L + (N-1)*stride, or None where no positive N fits exactly.
-
-    Memoised per call and infos object (every relation check of one call asks again)."""
-    memo = call.derived.setdefault("slice_counts", {})
-    known = memo.get(id(infos))
-    if known is None or known[0] is not infos:
-        known = memo[id(infos)] = (infos, _count_slices(call, infos))
-    return known[1]
-
-
-def _count_slices(call: Call, infos: Sequence[dict]) -> list[int | None]:
+def _slicing(call: Call, infos: Sequence[dict]) -> _Slices:
+    length = infos[0]["burstLen"] * call.api.constant("datablock_bytes") // call.src_dtype.size if infos else 0
     counts = []
     for d, info in enumerate(infos):
-        length = _slice_length(call, infos) if d == 0 else 1
+        unit = length if d == 0 else 1
         span, stride = info["endIndex"] - info["startIndex"] + 1, info["stride"]
-        pitch = length + stride
-        fits = length >= 1 and span >= 1 and pitch > 0 and (span + stride) % pitch == 0
+        pitch = unit + stride
+        fits = unit >= 1 and span >= 1 and pitch > 0 and (span + stride) % pitch == 0
         counts.append((span + stride) // pitch if fits else None)
-    return counts
+    return _Slices(infos, length, tuple(counts))
+
+
+def _axes(slices: _Slices) -> tuple[int, list[int]]:
+    """Offset and per-axis strides (outer dimensions first, then slice, then element) of one operand."""
+    first = slices.infos[0]
+    offset, strides = first["startIndex"], [slices.length + first["stride"], 1]
+    pitch = first["shapeValue"]
+    for info in slices.infos[1:]:
+        offset += info["startIndex"] * pitch
+        strides.insert(0, (1 + info["stride"]) * pitch)
+        pitch *= info["shapeValue"]
+    return offset, strides
 
 
 def info_count(call: Call, rule: Rule) -> str | None:
@@ -59,59 +69,58 @@ def info_count(call: Call, rule: Rule) -> str | None:
 
 def sliceinfo_ctype(call: Call, rule: Rule) -> str | None:
     fields = call.api.structs["SliceInfo"]
+    bounds = [(name, field.ctype, *call.spec.ctypes[field.ctype]) for name, field in fields.items()]
     for _, key in OPERANDS:
         for i, info in enumerate(call.params[key]):
-            for name, field in fields.items():
-                low, high = call.spec.ctypes[field.ctype]
+            for name, ctype, low, high in bounds:
                 if not low <= info[name] <= high:
-                    return f"{key}[{i}].{name} = {info[name]} is outside {field.ctype} [{low}, {high}]"
+                    return f"{key}[{i}].{name} = {info[name]} is outside {ctype} [{low}, {high}]"
     return None
 
 
 def burstlen_equal(call: Call, rule: Rule) -> str | None:
-    infos = _infos(call)
-    for d, (src, dst) in enumerate(zip(infos["src"], infos["dst"])):
+    slices = _slices(call)
+    for d, (src, dst) in enumerate(zip(slices["src"].infos, slices["dst"].infos)):
         if src["burstLen"] != dst["burstLen"]:
             return f"srcSliceInfo[{d}].burstLen = {src['burstLen']} != dstSliceInfo[{d}].burstLen = {dst['burstLen']}"
     return None
 
 
 def burstlen_outer(call: Call, rule: Rule) -> str | None:
-    for name, infos in _infos(call).items():
-        for d, info in enumerate(infos[1:], start=1):
+    for name, slices in _slices(call).items():
+        for d, info in enumerate(slices.infos[1:], start=1):
             if info["burstLen"] != 1:
                 return f"{name}SliceInfo[{d}].burstLen = {info['burstLen']}, must be 1 for d >= 1"
     return None
 
 
 def index_order(call: Call, rule: Rule) -> str | None:
-    for name, infos in _infos(call).items():
-        for d, info in enumerate(infos):
+    for name, slices in _slices(call).items():
+        for d, info in enumerate(slices.infos):
             if info["startIndex"] > info["endIndex"]:
                 return f"{name}SliceInfo[{d}]: startIndex {info['startIndex']} > endIndex {info['endIndex']}"
     return None
 
 
 def end_in_shape(call: Call, rule: Rule) -> str | None:
-    for name, infos in _infos(call).items():
-        for d, info in enumerate(infos):
+    for name, slices in _slices(call).items():
+        for d, info in enumerate(slices.infos):
             if info["endIndex"] > info["shapeValue"]:
                 return f"{name}SliceInfo[{d}]: endIndex {info['endIndex']} > shapeValue {info['shapeValue']}"
     return None
 
 
 def end_at_shape(call: Call, rule: Rule) -> str | None:
-    for name, infos in _infos(call).items():
-        for d, info in enumerate(infos):
+    for name, slices in _slices(call).items():
+        for d, info in enumerate(slices.infos):
             if info["endIndex"] == info["shapeValue"]:
                 return f"{name}SliceInfo[{d}]: endIndex == shapeValue == {info['endIndex']}"
     return None
 
 
 def slice_count(call: Call, rule: Rule) -> str | None:
-    for name, infos in _infos(call).items():
-        for d, count in enumerate(_counts(call, infos)):
-            info = infos[d]
+    for name, slices in _slices(call).items():
+        for d, (info, count) in enumerate(zip(slices.infos, slices.counts)):
             if count is None and info["startIndex"] <= info["endIndex"]:  # else index-order reports it
                 return (f"{name}SliceInfo[{d}]: endIndex - startIndex + 1 = {info['endIndex'] - info['startIndex'] + 1} "
                         f"is not N*L + (N-1)*stride for any N >= 1 (stride {info['stride']})")
@@ -119,9 +128,8 @@ def slice_count(call: Call, rule: Rule) -> str | None:
 
 
 def count_match(call: Call, rule: Rule) -> str | None:
-    infos = _infos(call)
-    src, dst = _counts(call, infos["src"]), _counts(call, infos["dst"])
-    for d, (n_src, n_dst) in enumerate(zip(src, dst)):
+    slices = _slices(call)
+    for d, (n_src, n_dst) in enumerate(zip(slices["src"].counts, slices["dst"].counts)):
         if n_src is not None and n_dst is not None and n_src != n_dst:
             return f"dimension {d}: {n_src} source slices vs {n_dst} destination slices"
     return None
@@ -129,19 +137,19 @@ def count_match(call: Call, rule: Rule) -> str | None:
 
 def ub_slice_align(call: Call, rule: Rule) -> str | None:
     block = call.api.constant("datablock_bytes")
-    for name, infos in _infos(call).items():
-        if not infos or call.operand(name).position == "GM" or None in _counts(call, infos):
+    for name, slices in _slices(call).items():
+        counts = slices.counts
+        if not counts or call.operand(name).position == "GM" or None in counts:
             continue
         # every start is offset + a sum of axis strides: all are aligned iff the offset and every stride of an
         # axis with more than one point are
-        counts = _counts(call, infos)
-        offset, strides = _axes(call, infos)
+        offset, strides = _axes(slices)
         size = call.src_dtype.size
         if (offset * size) % block == 0 and all((stride * size) % block == 0
-                                                for count, stride in zip(list(reversed(counts[1:])) + [counts[0]], strides)
+                                                for count, stride in zip([*reversed(counts[1:]), counts[0]], strides)
                                                 if count > 1):
             continue
-        starts = _slice_starts(call, infos) * size
+        starts = _slice_starts(slices) * size
         if starts.size and np.any(starts % block):
             first = int(starts[np.nonzero(starts % block)[0][0]])
             return f"a {name} slice starts {first} B from the UB operand, not on a {block}-B boundary"
@@ -154,12 +162,11 @@ RELATIONS = {"info_count": info_count, "sliceinfo_ctype": sliceinfo_ctype, "burs
              "ub_slice_align": ub_slice_align}
 
 
-def _slice_starts(call: Call, infos: Sequence[dict]) -> np.ndarray:
+def _slice_starts(slices: _Slices) -> np.ndarray:
     """Element offset of every slice's first element, in (row, slice) order (outer dimensions first)."""
-    counts = _counts(call, infos)
-    length = _slice_length(call, infos)
+    infos, counts = slices.infos, slices.counts
     first = infos[0]
-    offsets = first["startIndex"] + np.arange(counts[0], dtype=np.int64) * (length + first["stride"])
+    offsets = first["startIndex"] + np.arange(counts[0], dtype=np.int64) * (slices.length + first["stride"])
     pitch = first["shapeValue"]
     for d in range(1, len(infos)):
         info = infos[d]
@@ -169,32 +176,15 @@ def _slice_starts(call: Call, infos: Sequence[dict]) -> np.ndarray:
     return offsets
 
 
-def _axes(call: Call, infos: Sequence[dict]) -> tuple[int, list[int]]:
-    """Offset and per-axis strides (outer dimensions first, then slice, then element) of one operand."""
-    length = _slice_length(call, infos)
-    first = infos[0]
-    offset, strides = first["startIndex"], [length + first["stride"], 1]
-    pitch = first["shapeValue"]
-    for d in range(1, len(infos)):
-        info = infos[d]
-        offset += info["startIndex"] * pitch
-        strides.insert(0, (1 + info["stride"]) * pitch)
-        pitch *= info["shapeValue"]
-    return offset, strides
-
-
 def plan(call: Call) -> Transfer:
-    infos = _infos(call)
-    counts = _counts(call, infos["src"])
-    if infos["src"] and None not in counts and counts == _counts(call, infos["dst"]):
-        shape = tuple(reversed(counts[1:])) + (counts[0], _slice_length(call, infos["src"]))
-        src_offset, src_strides = _axes(call, infos["src"])
-        dst_offset, dst_strides = _axes(call, infos["dst"])
+    src, dst = _slices(call)["src"], _slices(call)["dst"]
+    if src.infos and None not in src.counts and src.counts == dst.counts:
+        shape = (*reversed(src.counts[1:]), src.counts[0], src.length)
+        (src_offset, src_strides), (dst_offset, dst_strides) = _axes(src), _axes(dst)
         return Transfer(grid=Grid(shape, src_offset, tuple(src_strides), dst_offset, tuple(dst_strides)))
-    within = np.arange(_slice_length(call, infos["src"]), dtype=np.int64)
-    src = (_slice_starts(call, infos["src"])[:, None] + within).ravel()
-    dst = (_slice_starts(call, infos["dst"])[:, None] + within).ravel()
-    return Transfer(src_elements=src, dst_elements=dst)
+    within = np.arange(src.length, dtype=np.int64)
+    return Transfer(src_elements=(_slice_starts(src)[:, None] + within).ravel(),
+                    dst_elements=(_slice_starts(dst)[:, None] + within).ravel())
 
 
 def locate(call: Call, dst_element: int) -> str:
@@ -204,10 +194,8 @@ def locate(call: Call, dst_element: int) -> str:
     hits = np.flatnonzero(transfer.dst_elements == dst_element)
     if hits.size == 0:
         return f"dst element {dst_element}, which the call does not write"
-    infos = _infos(call)["dst"]
-    counts = _counts(call, infos)
-    length = _slice_length(call, _infos(call)["src"])
-    shape = tuple(counts[d] for d in range(len(infos) - 1, 0, -1)) + (counts[0], length)
+    src, dst = _slices(call)["src"], _slices(call)["dst"]
+    shape = (*reversed(dst.counts[1:]), dst.counts[0], src.length)
     index = np.unravel_index(int(hits[0]), shape)
     rows, slice_, element = index[:-2][::-1], index[-2], index[-1]  # rows[0] is j1 (dimension 1)
     text = f"slice {slice_}, element {element}"

@@ -13,16 +13,19 @@ from spec.model import Rule
 
 
 def transpose_route(call: Call, rule: Rule) -> str | None:
+    if not call.params["ifTranspose"]:
+        return None
     route = (call.case.src.position, call.case.dst.position)
-    if not call.params["ifTranspose"] or route in {tuple(r) for r in rule.args["routes"]}:
+    if route in {tuple(r) for r in rule.args["routes"]}:
         return None
     return f"ifTranspose = true on {route[0]} -> {route[1]}"
 
 
 def transpose_dtype(call: Call, rule: Rule) -> str | None:
+    if not call.params["ifTranspose"]:
+        return None
     dtype = call.case.src.dtype
-    allowed = set(rule.args["dtypes"]) | set(rule.args.get("disputed", ()))
-    if not call.params["ifTranspose"] or dtype in allowed:
+    if dtype in set(rule.args["dtypes"]) | set(rule.args.get("disputed", ())):
         return None
     return f"ifTranspose = true with {dtype}"
 
