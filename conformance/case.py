@@ -158,10 +158,11 @@ class Result:
     def error(cls, message: str) -> "Result":
         return cls("error", message=message)
 
-    def to_json(self) -> dict:
+    def to_json(self, memory_json: dict | None = None) -> dict:
+        """The result v1 dict; `memory_json`, when given, is the already encoded memory to put in it."""
         data: dict[str, Any] = {"status": self.status}
         if self.memory is not None:
-            data["memory"] = encode_memory(self.memory)
+            data["memory"] = memory_json if memory_json is not None else encode_memory(self.memory)
         if self.status in ("rejected", "unspecified"):
             data["rules"] = list(self.rules)
         if self.message:

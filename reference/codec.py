@@ -109,14 +109,7 @@ def result_json(result: Result, case: Case, data: Mapping[str, Any] | None) -> d
                 json_memory[name] = {"address": region.address, "data": text}
                 continue
         json_memory[name] = region.to_json()
-    out: dict[str, Any] = {"status": result.status, "memory": json_memory}
-    if result.status in ("rejected", "unspecified"):
-        out["rules"] = list(result.rules)
-    if result.message:
-        out["message"] = result.message
-    if result.depends_on:
-        out["depends_on"] = list(result.depends_on)
-    return out
+    return result.to_json(json_memory)
 
 
 __all__ = ["parse_case", "result_json", "Region"]

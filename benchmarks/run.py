@@ -1,0 +1,398 @@
+"""Benchmarks of the reference, the strategies, the exec protocol and the CI run (issue 6).
+
+    python benchmarks/run.py              # a table
+    python benchmarks/run.py --json       # one JSON object
+    python benchmarks/run.py --skip-run   # without the CLI runs (exec_vs_inprocess, ci_profile_seconds,
+                                          # xdist_speedup, peak_rss_mb: printed as null / skipped)
+    python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
+
+Every figure is a median over repeated measurements (time.perf_counter). The code measured is the working
+tree this file sits in (it is put first on sys.path and on the CLI runs' PYTHONPATH), not an installed copy.
+See BENCHMARKS.md for what each key means and the figures measured on the project machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+import numpy as np  # noqa: E402
+
+import cases  # noqa: E402
+import naive_peer  # noqa: E402
+import reference  # noqa: E402
+from conformance.case import Case  # noqa: E402
+
+SMALL_BYTES = 1024
+LOOP_BYTES = 64 * 1024
+GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "reference_vs_loop": ">= 100",
+         "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
+         "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024"}
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def median_time(fn: Callable[[], Any], *, repeats: int, number: int = 1) -> float:
+    """Median over `repeats` of the seconds one call of fn takes (each sample times `number` calls)."""
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+def batch_for(seconds_per_call: float, target: float = 0.02) -> int:
+    return max(1, int(target / max(seconds_per_call, 1e-7)))
+
+
+def timed(fn: Callable[[], Any], repeats: int) -> float:
+    """Median seconds per call, calls batched to ~20 ms per sample."""
+    return interleaved([fn], repeats)[0]
+
+
+def interleaved(fns: list[Callable[[], Any]], repeats: int) -> list[float]:
+    """Median seconds per call of each fn, sampled in turns (so that a change in the machine's load hits
+    every fn alike), calls batched to ~20 ms per sample."""
+    batches = []
+    for fn in fns:
+        start = time.perf_counter()
+        fn()
+        batches.append(batch_for(time.perf_counter() - start))
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(repeats):
+        for fn, number, out in zip(fns, batches, samples):
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - start) / number)
+    return [statistics.median(out) for out in samples]
+
+
+# --- 1. reference vs the memcpy floor -----------------------------------------------------------------------
+
+def reference_vs_memcpy(repeats: int, details: dict) -> dict:
+    """Marginal seconds per byte moved of reference.evaluate (a parsed Case: legality, plan, bounds, overlap,
+    move) between a ~1 KiB case and the largest case of the API's widest path, over that of a numpy copy."""
+    out = {}
+    for api in cases.APIS:
+        small, large = cases.build(api, SMALL_BYTES, seed=1), cases.build(api, cases.largest_bytes(api), seed=2)
+        b_small, b_large = cases.moved_bytes(api, small), cases.moved_bytes(api, large)
+        c_small, c_large = Case.from_json(small), Case.from_json(large)
+        assert reference.evaluate(c_small).status == "ok" and reference.evaluate(c_large).status == "ok"
+        a_small = np.frombuffer(np.random.default_rng(0).bytes(b_small), dtype=np.uint8)
+        a_large = np.frombuffer(np.random.default_rng(0).bytes(b_large), dtype=np.uint8)
+        t_small, t_large, m_small, m_large = interleaved(
+            [lambda: reference.evaluate(c_small), lambda: reference.evaluate(c_large), a_small.copy, a_large.copy],
+            repeats)
+        e_small, e_large = interleaved([lambda: reference.expect(small), lambda: reference.expect(large)], repeats)
+        per_byte_ref = (t_large - t_small) / (b_large - b_small)
+        per_byte_copy = (m_large - m_small) / (b_large - b_small)
+        per_byte_expect = (e_large - e_small) / (b_large - b_small)
+        out[api] = round(per_byte_ref / per_byte_copy, 2)
+        details.setdefault("reference_vs_memcpy", {})[api] = {
+            "path": cases.widest(api).label, "small_bytes": b_small, "large_bytes": b_large,
+            "evaluate_small_us": round(t_small * 1e6, 1), "evaluate_large_us": round(t_large * 1e6, 1),
+            "copy_small_us": round(m_small * 1e6, 2), "copy_large_us": round(m_large * 1e6, 2),
+            "evaluate_ps_per_byte": round(per_byte_ref * 1e12, 1), "copy_ps_per_byte": round(per_byte_copy * 1e12, 1),
+            "expect_small_us": round(e_small * 1e6, 1), "expect_large_us": round(e_large * 1e6, 1),
+            "expect_vs_memcpy": round(per_byte_expect / per_byte_copy, 1)}
+        log(f"  reference_vs_memcpy {api}: {out[api]}")
+    return out
+
+
+# --- 2. small cases, whole entry point ------------------------------------------------------------------------
+
+def small_cases(api: str, count: int = 48) -> list[dict]:
+    """Distinct legal cases moving at most 1 KiB: every size in whole granules, several seeds each."""
+    granule = cases.granule(api)
+    sizes = list(range(granule, SMALL_BYTES + 1, granule))
+    return [cases.build(api, sizes[i % len(sizes)], seed=100 + i) for i in range(count)]
+
+
+def reference_small_case_us(repeats: int, details: dict) -> dict:
+    """Microseconds per reference.expect(case dict) on distinct small cases: schema check, decoding, legality,
+    plan, bounds and overlap checks, move, encoding."""
+    out = {}
+    for api in cases.APIS:
+        batch = small_cases(api)
+        assert all(reference.expect(case)["status"] == "ok" for case in batch)
+
+        def run() -> None:
+            for case in batch:
+                reference.expect(case)
+        per_case = median_time(run, repeats=repeats) / len(batch)
+        out[api] = round(per_case * 1e6, 1)
+        parsed = [Case.from_json(case) for case in batch]
+
+        def run_model() -> None:
+            for case in parsed:
+                reference.evaluate(case)
+        details.setdefault("reference_small_case_us", {})[api] = {
+            "cases": len(batch), "max_bytes": max(cases.moved_bytes(api, c) for c in batch),
+            "evaluate_us": round(median_time(run_model, repeats=repeats) / len(batch) * 1e6, 1)}
+        log(f"  reference_small_case_us {api}: {out[api]}")
+    return out
+
+
+# --- 3. the naive peer ------------------------------------------------------------------------------------------
+
+def reference_vs_loop(repeats: int, details: dict) -> dict:
+    """At 64 KiB moved: the naive per-element loop (on decoded bytearrays) over reference.evaluate (on the
+    parsed Case, legality included). Both sides without the case codec; the codec-inclusive ratio
+    (naive_peer.expect vs reference.expect, base64 on both sides) is in the details."""
+    out = {}
+    for api in cases.APIS:
+        case = cases.build(api, LOOP_BYTES, seed=3)
+        assert naive_peer.expect(case) == reference.expect(case), f"the naive peer disagrees on {api}"
+        parsed = Case.from_json(case)
+        regions = naive_peer.decode(case)   # the call rewrites the same bytes each time
+        t_loop = median_time(lambda: naive_peer.run(case, regions), repeats=max(3, repeats // 4))
+        t_ref = timed(lambda: reference.evaluate(parsed), repeats)
+        t_loop_json = median_time(lambda: naive_peer.expect(case), repeats=max(3, repeats // 4))
+        t_ref_json = timed(lambda: reference.expect(case), repeats)
+        out[api] = round(t_loop / t_ref, 1)
+        details.setdefault("reference_vs_loop", {})[api] = {
+            "bytes": cases.moved_bytes(api, case), "loop_ms": round(t_loop * 1e3, 2),
+            "evaluate_us": round(t_ref * 1e6, 1), "loop_expect_ms": round(t_loop_json * 1e3, 2),
+            "reference_expect_us": round(t_ref_json * 1e6, 1), "expect_ratio": round(t_loop_json / t_ref_json, 1)}
+        log(f"  reference_vs_loop {api}: {out[api]}")
+    return out
+
+
+# --- 4. exec protocol vs in-process -------------------------------------------------------------------------------
+
+def drawn_cases(api: str, count: int, seed: int) -> list[dict]:
+    """`count` legal cases of one API drawn by the strategies under a fixed Hypothesis seed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+
+    from strategies.legal import legal_cases, select_paths
+
+    drawn: list[dict] = []
+
+    @hseed(seed)
+    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(legal_cases(select_paths(apis=[api])))
+    def collect(case: dict) -> None:
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> None:
+    """Target side only (details): the same drawn cases (seed 6) executed through open_target("reference")
+    and through open_target("exec:python3 -m conformance.targets.serve reference"), median wall time of the
+    loop over all cases (the server's start and hello excluded, measured apart)."""
+    from conformance.targets import open_target
+
+    batch = [case for api in cases.APIS for case in drawn_cases(api, per_api, seed=6)]
+    command = f"exec:{sys.executable} -m conformance.targets.serve reference"
+    start = time.perf_counter()
+    remote = open_target(command)
+    started = time.perf_counter() - start
+    local = open_target("reference")
+    try:
+        answers_local = [local.execute(case) for case in batch]
+        answers_remote = [remote.execute(case) for case in batch]
+        assert [a.result for a in answers_local] == [a.result for a in answers_remote], "exec and in-process differ"
+
+        def run(target) -> Callable[[], None]:
+            return lambda: [target.execute(case) for case in batch]
+        t_local = median_time(run(local), repeats=repeats)
+        t_remote = median_time(run(remote), repeats=repeats)
+    finally:
+        remote.close()
+        local.close()
+    total_bytes = sum(len(region["data"]) for case in batch for region in case["memory"].values()) * 3 // 4
+    details["exec_target_side"] = {"cases": len(batch), "case_region_mib": round(total_bytes / 2**20, 1),
+                                   "inprocess_s": round(t_local, 3), "exec_s": round(t_remote, 3),
+                                   "ratio": round(t_remote / t_local, 2), "exec_start_s": round(started, 3)}
+    log(f"  exec target side only: {t_remote / t_local:.2f}")
+
+
+def _cli_env() -> dict:
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+
+
+def exec_vs_inprocess(details: dict, repeats: int = 2, seed: int = 6, product: str = "910B") -> float:
+    """Wall time of `python -m conformance run --target T --profile quick --seed 6 --product 910B` with
+    T = exec:python3 -m conformance.targets.serve reference over T = reference (the same seed, so the same
+    cases), runs alternated, median of `repeats` each. The whole run is timed: process start, generation,
+    expected results, the target, judging."""
+    targets = {"inprocess": "reference", "exec": f"exec:{sys.executable} -m conformance.targets.serve reference"}
+    samples: dict[str, list[float]] = {name: [] for name in targets}
+    for _ in range(repeats):
+        for name, target in targets.items():
+            argv = [sys.executable, "-m", "conformance", "run", "--target", target, "--profile", "quick",
+                    "--seed", str(seed), "--product", product]
+            start = time.perf_counter()
+            done = subprocess.run(argv, cwd=ROOT, env=_cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True)
+            samples[name].append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout[-2000:]}")
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    details["exec_vs_inprocess"] = {"command": f"run --target T --profile quick --seed {seed} --product {product}",
+                                    "seconds": {name: [round(v, 2) for v in values] for name, values in samples.items()}}
+    log(f"  exec_vs_inprocess: {medians['exec'] / medians['inprocess']:.2f} {details['exec_vs_inprocess']}")
+    return round(medians["exec"] / medians["inprocess"], 2)
+
+
+# --- 5. generation ---------------------------------------------------------------------------------------------------
+
+def generation_cases_per_s(repeats: int, details: dict, count: int = 60) -> dict:
+    """Legal cases per second drawn by strategies.legal.legal_cases over all of an API's paths (Hypothesis
+    generate phase only, fixed seeds, the test body only collects the case)."""
+    out = {}
+    for api in cases.APIS:
+        samples = []
+        for r in range(repeats):
+            start = time.perf_counter()
+            drawn = drawn_cases(api, count, seed=r)
+            samples.append(len(drawn) / (time.perf_counter() - start))
+        out[api] = round(statistics.median(samples), 1)
+        log(f"  generation_cases_per_s {api}: {out[api]}")
+    details["generation_cases_per_s"] = {"cases_per_sample": count, "samples": repeats}
+    return out
+
+
+# --- 6. the CI profile run ---------------------------------------------------------------------------------------------
+
+def _tree_rss_kib(root_pid: int) -> int:
+    """Resident KiB of a process and all its descendants (from /proc)."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{entry}/statm") as f:
+                pages = int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        pid, ppid = int(entry), int(fields[1])
+        children.setdefault(ppid, []).append(pid)
+        rss[pid] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    total, stack = 0, [root_pid]
+    while stack:
+        pid = stack.pop()
+        total += rss.get(pid, 0)
+        stack.extend(children.get(pid, ()))
+    return total
+
+
+def ci_run(workers: int, seed: int) -> dict:
+    """Wall time, exit code and peak resident memory (whole process tree, sampled every 0.1 s) of
+    `python -m conformance run --target reference --profile ci --seed N [--workers W]` over all products."""
+    argv = [sys.executable, "-m", "conformance", "run", "--target", "reference", "--profile", "ci",
+            "--seed", str(seed), "--workers", str(workers)]
+    env = _cli_env()
+    peak = [0]
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss_kib(process.pid))
+            done.wait(0.1)
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = process.communicate()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    summary = [line for line in output.splitlines() if " in " in line and ("passed" in line or "failed" in line)]
+    return {"workers": workers, "seconds": round(elapsed, 1), "exit": process.returncode,
+            "peak_rss_mb": round(peak[0] / 1024, 1), "summary": summary[-1] if summary else output[-500:]}
+
+
+# --- driver ---------------------------------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    parser.add_argument("--skip-run", action="store_true", help="skip the two CLI runs of the ci profile")
+    parser.add_argument("--repeats", type=int, default=15, help="samples per median (default 15)")
+    parser.add_argument("--seed", type=int, default=1, help="Hypothesis seed of the ci profile runs")
+    parser.add_argument("--details", metavar="FILE", help="write the raw timings behind every figure to FILE")
+    args = parser.parse_args(argv)
+
+    started = time.perf_counter()
+    details: dict[str, Any] = {"machine": {"python": platform.python_version(), "numpy": np.__version__,
+                                           "cpus": os.cpu_count(), "platform": platform.platform(),
+                                           "loadavg_at_start": os.getloadavg()}}
+    results: dict[str, Any] = {}
+    log("reference vs memcpy ...")
+    results["reference_vs_memcpy"] = reference_vs_memcpy(args.repeats, details)
+    log("small cases ...")
+    results["reference_small_case_us"] = reference_small_case_us(args.repeats, details)
+    log("naive peer ...")
+    results["reference_vs_loop"] = reference_vs_loop(args.repeats, details)
+    log("exec protocol, target side ...")
+    exec_protocol_overhead(max(3, args.repeats // 3), details)
+    log("generation ...")
+    results["generation_cases_per_s"] = generation_cases_per_s(3, details)
+    if args.skip_run:
+        results["exec_vs_inprocess"] = None
+        results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
+        details["ci_runs"] = "skipped (--skip-run)"
+    else:
+        log("exec vs in-process runs ...")
+        results["exec_vs_inprocess"] = exec_vs_inprocess(details)
+        runs = []
+        for workers in (1, 2):
+            log(f"ci profile run, {workers} worker(s) ...")
+            runs.append(ci_run(workers, args.seed))
+            log(f"  {runs[-1]}")
+        results["ci_profile_seconds"] = {f"workers_{run['workers']}": run["seconds"] for run in runs}
+        results["xdist_speedup"] = round(runs[0]["seconds"] / runs[1]["seconds"], 2)
+        results["peak_rss_mb"] = {f"workers_{run['workers']}": run["peak_rss_mb"] for run in runs}
+        details["ci_runs"] = runs
+    details["benchmark_seconds"] = round(time.perf_counter() - started, 1)
+    details["machine"]["loadavg_at_end"] = os.getloadavg()
+    results = {key: results[key] for key in GOALS}
+    if args.details:
+        Path(args.details).write_text(json.dumps({"results": results, "details": details}, indent=2) + "\n")
+    if args.json:
+        print(json.dumps(results))
+    else:
+        print(table(results))
+    return 0
+
+
+def table(results: dict) -> str:
+    from tabulate import tabulate
+
+    rows = []
+    for key, value in results.items():
+        if isinstance(value, dict):
+            for sub, figure in value.items():
+                rows.append([key, sub, figure, GOALS[key]])
+        else:
+            rows.append([key, "", "skipped" if value is None else value, GOALS[key]])
+    return tabulate(rows, headers=["key", "api / runs", "median", "goal"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
