@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from spec.loader import load_spec
+from strategies.layout import GUARD_BYTES
 
 APIS = ("DataCopy", "DataCopySlice", "LoadData2D", "DataCopyNz2Nd")
 PREFERRED_DTYPES = ("half", "int16_t", "uint16_t")
@@ -77,8 +78,9 @@ def _region(nbytes: int, rng: np.random.Generator) -> dict:
     return {"address": 0, "data": base64.b64encode(data).decode("ascii")}
 
 
-# Bytes kept on both sides of the touched area: a multiple of every alignment the paths ask (512 B in L0).
-GUARD = 512
+# Bytes kept on both sides of the touched area, as the generators keep them (a multiple of the 32-B local
+# alignment the widest paths ask).
+GUARD = GUARD_BYTES
 
 
 def _case(w: Widest, params: dict, src_span: int, dst_span: int, seed: int) -> dict:

@@ -264,12 +264,13 @@ def _view(buffer: bytes | bytearray, offset: int, runs: _Runs, which: int) -> np
     return np.ndarray(runs.counts, dtype=item, buffer=buffer, offset=offset, strides=runs.strides[which])
 
 
-def _gather(source: bytes, offset: int, runs: _Runs) -> bytes:
-    """The runs of operand 0 in `source`, concatenated."""
+def _pieces(source: bytes, offset: int, runs: _Runs) -> list:
+    """The runs of operand 0 in `source`, in order, as buffers to join: zero-copy slices of `source` when
+    there are few, else one gathered copy (numpy moves many short runs far quicker than a join)."""
     if math.prod(runs.counts) <= FEW_RUNS:
-        length = runs.length
-        return b"".join([source[start:start + length] for start in runs.starts(offset, 0)])
-    return _view(source, offset, runs, 0).tobytes()
+        length, whole = runs.length, memoryview(source)
+        return [whole[start:start + length] for start in runs.starts(offset, 0)]
+    return [_view(source, offset, runs, 0).tobytes()]
 
 
 def _scatter(image: bytearray, dst_offset: int, source: bytes, src_offset: int, runs: _Runs) -> None:
@@ -287,26 +288,24 @@ def _apply_grid(call: Call, grid: Grid, src_region: Region, dst_region: Region) 
     through strided numpy views otherwise (numpy checks that each view stays inside its buffer).
 
     When the writes tile one contiguous stretch of the destination (no gaps), the new image is the bytes
-    before it, the source gathered in destination order, and the bytes after it: one gather and one join
-    (no join when the stretch is the whole region). Otherwise the moved elements are written into a copy."""
+    before it, the source's runs in destination order, and the bytes after it, joined: one copy of the region
+    when the runs are few (else a gather and the join). Otherwise the moved elements are written into a copy."""
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
     source, src_start = src_region.data, call.case.src.address - src_region.address + grid.src_offset * src_size
     src_strides = [stride * src_size for stride in grid.src_strides]
     every_axis = range(len(grid.shape))
     if call.src_dtype.name != call.dst_dtype.name:
-        gathered = np.frombuffer(_gather(source, src_start, _runs(grid.shape, (src_strides,), src_size, every_axis)),
-                                 dtype=np.uint8)
+        pieces = _pieces(source, src_start, _runs(grid.shape, (src_strides,), src_size, every_axis))
+        gathered = np.frombuffer(b"".join(pieces), dtype=np.uint8)
         source, src_start = _convert(gathered.reshape(-1, src_size), src_size, dst_size).tobytes(), 0
         src_strides = _c_strides(grid.shape, dst_size)
     dst_start = call.case.dst.address - dst_region.address + grid.dst_offset * dst_size
     order = grid.dense_dst_order()
     if order is not None:
-        moved = _gather(source, src_start, _runs(grid.shape, (src_strides,), dst_size, order))
-        data = dst_region.data
-        stop = dst_start + len(moved)
-        if dst_start == 0 and stop == len(data):
-            return moved
-        return b"".join((memoryview(data)[:dst_start], moved, memoryview(data)[stop:]))
+        pieces = _pieces(source, src_start, _runs(grid.shape, (src_strides,), dst_size, order))
+        data = memoryview(dst_region.data)
+        stop = dst_start + grid.size * dst_size
+        return b"".join([data[:dst_start], *pieces, data[stop:]])
     image = bytearray(dst_region.data)
     dst_strides = [stride * dst_size for stride in grid.dst_strides]
     _scatter(image, dst_start, source, src_start, _runs(grid.shape, (src_strides, dst_strides), dst_size, every_axis))
