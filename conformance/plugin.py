@@ -1,7 +1,9 @@
-"""The pytest plugin (entry point `pytest11: ascendc`): options, profiles, header, the suite, results.
+"""The pytest plugin (entry point `pytest11: ascendc`): options, profiles, header, the suite, test records.
 
 `pytest --ascendc-target=reference` adds the conformance suite (conformance/suite) to the collection and
-runs it against the target; `ascendc-conformance run` wraps exactly this.
+runs it against the target; `ascendc-conformance run` wraps exactly this. Each test's record is attached to
+its teardown report here, in whichever process ran it; the controlling process's RunRecorder
+(conformance.recorder) writes results, progress and reports from those reports.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 import conformance
 from conformance.recorder import PROGRESS_MODES, RECORD_ATTRIBUTE, RunRecorder
-from conformance.session import CheckRecord, RunSession, RunSettings
+from conformance.session import CheckRecord, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 SESSION_KEY = pytest.StashKey[RunSession]()
@@ -118,12 +120,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash.get(SESSION_KEY, None)
     if session is None:
         return
-    if "ascendc_path" in metafunc.fixturenames:
-        metafunc.parametrize("ascendc_path", session.paths, ids=[p.label for p in session.paths])
-    if "ascendc_fault" in metafunc.fixturenames:
-        metafunc.parametrize("ascendc_fault", session.faults, ids=[f.id for f in session.faults])
-    if "ascendc_boundary" in metafunc.fixturenames:
-        metafunc.parametrize("ascendc_boundary", session.boundaries, ids=[b.id for b in session.boundaries])
+    for fixture, items in (("ascendc_path", session.paths), ("ascendc_fault", session.faults),
+                           ("ascendc_boundary", session.boundaries)):
+        if fixture in metafunc.fixturenames:
+            metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -91,3 +91,12 @@ def test_a_broken_reference_is_caught(monkeypatch):
         _agrees_with_oracle(case)
     with pytest.raises(AssertionError):
         agreement()
+
+
+def test_every_conformance_test_id_is_unique() -> None:
+    """pytest would suffix clashing ids (over-capacity0, over-capacity1, ...): records could not be told apart
+    and a crashed xdist test could not be mapped back to its subject."""
+    from conformance.session import RunSession, RunSettings
+
+    run = RunSession(RunSettings(target="reference"))
+    assert len(run.planned) == len(run.paths) + len(run.faults) + len(run.boundaries)
