@@ -7,7 +7,7 @@ is decided later, by the rules (reference.legality).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
 
 from conformance.case import Case
 from conformance.errors import CaseError
@@ -16,9 +16,9 @@ from spec.model import Api, Dtype, Field, Form, Product, Spec
 
 
 @dataclass(frozen=True)
-class Call:
-    case: Case
-    spec: Spec
+class Signature:
+    """What a case's names and parameter keys decide: the same for every case that shares them."""
+
     api: Api
     product: Product
     form: Form
@@ -26,6 +26,14 @@ class Call:
     dst_dtype: Dtype
     src_memory: str | None
     dst_memory: str | None
+
+
+@dataclass(frozen=True)
+class Call(Signature):
+    """One case resolved against the spec: its signature, the case itself and the spec it was resolved in."""
+
+    case: Case
+    spec: Spec
     # Per-call scratch space for what an API module derives from the params more than once per call (e.g.
     # the slice counts every DataCopySlice relation check asks for); never part of the call's identity.
     derived: dict = field(default_factory=dict, compare=False, repr=False)
@@ -42,18 +50,6 @@ class Call:
 
     def memory(self, name: str) -> str | None:
         return self.src_memory if name == "src" else self.dst_memory
-
-
-class Signature(NamedTuple):
-    """The Call fields a case's names and parameter keys decide (the same for every case that shares them)."""
-
-    api: Api
-    product: Product
-    form: Form
-    src_dtype: Dtype
-    dst_dtype: Dtype
-    src_memory: str | None
-    dst_memory: str | None
 
 
 def resolve(case: Case, spec: Spec) -> Call:
@@ -73,7 +69,7 @@ def resolve(case: Case, spec: Spec) -> Call:
     for name, param in signature.form.fields.items():
         if not _plainly_typed(api, param, case.params[name]):
             _check_value(spec, api, f"case.params.{name}", param, case.params[name])
-    return Call(case, spec, *signature)
+    return Call(**signature.__dict__, case=case, spec=spec)
 
 
 def _signature(case: Case, spec: Spec) -> Signature:
