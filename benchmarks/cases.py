@@ -24,6 +24,7 @@ from strategies.layout import GUARD_BYTES
 
 APIS = ("DataCopy", "DataCopySlice", "LoadData2D", "DataCopyNz2Nd")
 PREFERRED_DTYPES = ("half", "int16_t", "uint16_t")
+_SPEC = load_spec()
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class Widest:
 
 @lru_cache(maxsize=None)
 def widest(api: str) -> Widest:
-    spec = load_spec()
+    spec = _SPEC
     best, best_key = None, None
     for path in spec.paths(api=api):
         if path.src_dtype != path.dst_dtype:
@@ -95,16 +96,20 @@ def _case(w: Widest, params: dict, src_span: int, dst_span: int, seed: int) -> d
 
 # --- per API: the granule of bytes moved, the largest legal move, and the builder ---------------------------
 
-# DataCopy, DataCopyParams form: bursts of 512 B (blockLen 16 DataBlocks), no gaps; blockCount bursts.
+# Units and range limits, read from the spec (never restated here).
+DATABLOCK = _SPEC.apis["DataCopy"].default_units.block_bytes          # 32-B DataBlock (000 Table 3)
+FRACTAL = _SPEC.apis["LoadData2D"].constant("fractal_bytes")          # 512-B fractal (002 Table 3)
+DC_MAX_COUNT = _SPEC.rule("DataCopy-blockCount-max").max
+LD_MAX_REPEATS = _SPEC.rule("LoadData2D-repeatTimes-max").max
+NZ_MAX_ROWS = _SPEC.rule("DataCopyNz2Nd-nValue-range").max
+
+# DataCopy, DataCopyParams form: bursts of 16 DataBlocks, no gaps; blockCount bursts.
 DC_BURST_BLOCKS = 16
-DC_BURST = DC_BURST_BLOCKS * 32
-DC_MAX_COUNT = 4095
+DC_BURST = DC_BURST_BLOCKS * DATABLOCK
 
-# LoadData2D: repeatTimes whole 512-B fractals, srcStride 1, dstGap 0 (at most 255 repeats).
-FRACTAL = 512
-LD_MAX_REPEATS = 255
+# LoadData2D: repeatTimes whole fractals, srcStride 1, dstGap 0.
 
-# DataCopySlice, 2 dimensions: each source row holds two slices of L = burstLen*32/size elements with a
+# DataCopySlice, 2 dimensions: each source row holds two slices of L = burstLen DataBlocks with a
 # slice-sized hole between them; the UB destination is dense. One row moves 2 slices.
 SL_BURST = 8
 
@@ -114,7 +119,7 @@ NZ_D_SMALL = 16
 
 def granule(api: str) -> int:
     w = widest(api)
-    return {"DataCopy": DC_BURST, "LoadData2D": FRACTAL, "DataCopySlice": 2 * SL_BURST * 32,
+    return {"DataCopy": DC_BURST, "LoadData2D": FRACTAL, "DataCopySlice": 2 * SL_BURST * DATABLOCK,
             "DataCopyNz2Nd": 16 * w.size}[api]
 
 
@@ -133,8 +138,8 @@ def largest_bytes(api: str) -> int:
         return rows * g
     if api == "DataCopyNz2Nd":
         elements = min(src_room, dst_room) // w.size
-        n_value = elements // 256   # dValue 256 columns, nValue rows: capped at 8192 rows by the range rule
-        return min(n_value, 8192) * 256 * w.size
+        n_value = elements // 256   # dValue 256 columns, nValue rows, capped by the nValue range rule
+        return min(n_value, NZ_MAX_ROWS) * 256 * w.size
     raise KeyError(api)
 
 
@@ -151,7 +156,7 @@ def build(api: str, nbytes: int, seed: int = 0) -> dict:
                   "ifTranspose": False, "addrMode": 0}
         return _case(w, params, units * g, units * g, seed)
     if api == "DataCopySlice":
-        length = SL_BURST * 32 // w.size
+        length = SL_BURST * DATABLOCK // w.size
         rows = units
         src_info = [{"startIndex": 0, "endIndex": 3 * length - 1, "stride": length, "burstLen": SL_BURST,
                      "shapeValue": 4 * length},
@@ -178,11 +183,11 @@ def moved_bytes(api: str, case: dict) -> int:
     p = case["params"]
     w = widest(api)
     if api == "DataCopy":
-        return p["blockCount"] * p["blockLen"] * 32
+        return p["blockCount"] * p["blockLen"] * DATABLOCK
     if api == "LoadData2D":
         return p["repeatTimes"] * FRACTAL
     if api == "DataCopySlice":
-        return (p["dstSliceInfo"][1]["endIndex"] + 1) * 2 * SL_BURST * 32
+        return (p["dstSliceInfo"][1]["endIndex"] + 1) * 2 * SL_BURST * DATABLOCK
     if api == "DataCopyNz2Nd":
         return p["nValue"] * p["dValue"] * w.size * p["ndNum"]
     raise KeyError(api)
