@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from spec.loader import load_spec
-from strategies.layout import GUARD_BYTES
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.layout import GUARD_BYTES
 
 APIS = ("DataCopy", "DataCopySlice", "LoadData2D", "DataCopyNz2Nd")
 PREFERRED_DTYPES = ("half", "int16_t", "uint16_t")

@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 import cases  # noqa: E402
 import naive_peer  # noqa: E402
 import reference  # noqa: E402
-from conformance.case import Case  # noqa: E402
+from ascendc_conformance.format.case import Case  # noqa: E402
 
 SMALL_BYTES = 1024
 LOOP_BYTES = 64 * 1024
@@ -182,7 +182,7 @@ def drawn_cases(api: str, count: int, seed: int) -> list[dict]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    from strategies.legal import legal_cases, select_paths
+    from ascendc_conformance.strategies.legal import legal_cases, select_paths
 
     drawn: list[dict] = []
 
@@ -199,12 +199,12 @@ def drawn_cases(api: str, count: int, seed: int) -> list[dict]:
 
 def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> None:
     """Target side only (details): the same drawn cases (seed 6) executed through open_target("reference")
-    and through open_target("exec:python3 -m conformance.targets.serve reference"), median wall time of the
+    and through open_target("exec:python3 -m ascendc_conformance.targets.serve reference"), median wall time of the
     loop over all cases (the server's start and hello excluded, measured apart)."""
-    from conformance.targets import open_target
+    from ascendc_conformance.targets import open_target
 
     batch = [case for api in cases.APIS for case in drawn_cases(api, per_api, seed=6)]
-    command = f"exec:{sys.executable} -m conformance.targets.serve reference"
+    command = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
     start = time.perf_counter()
     remote = open_target(command)
     started = time.perf_counter() - start
@@ -234,14 +234,14 @@ def _cli_env() -> dict:
 
 def exec_vs_inprocess(details: dict, repeats: int = 2, seed: int = 6, product: str = "910B") -> float:
     """Wall time of `python -m conformance run --target T --profile quick --seed 6 --product 910B` with
-    T = exec:python3 -m conformance.targets.serve reference over T = reference (the same seed, so the same
+    T = exec:python3 -m ascendc_conformance.targets.serve reference over T = reference (the same seed, so the same
     cases), runs alternated, median of `repeats` each. The whole run is timed: process start, generation,
     expected results, the target, judging."""
-    targets = {"inprocess": "reference", "exec": f"exec:{sys.executable} -m conformance.targets.serve reference"}
+    targets = {"inprocess": "reference", "exec": f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"}
     samples: dict[str, list[float]] = {name: [] for name in targets}
     for _ in range(repeats):
         for name, target in targets.items():
-            argv = [sys.executable, "-m", "conformance", "run", "--target", target, "--profile", "quick",
+            argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", target, "--profile", "quick",
                     "--seed", str(seed), "--product", product]
             start = time.perf_counter()
             done = subprocess.run(argv, cwd=ROOT, env=_cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -304,7 +304,7 @@ def _tree_rss_kib(root_pid: int) -> int:
 def ci_run(workers: int, seed: int) -> dict:
     """Wall time, exit code and peak resident memory (whole process tree, sampled every 0.1 s) of
     `python -m conformance run --target reference --profile ci --seed N [--workers W]` over all products."""
-    argv = [sys.executable, "-m", "conformance", "run", "--target", "reference", "--profile", "ci",
+    argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", "reference", "--profile", "ci",
             "--seed", str(seed), "--workers", str(workers)]
     env = _cli_env()
     peak = [0]

@@ -1,4 +1,4 @@
-"""`python -m conformance` is the `ascendc-conformance` command."""
-from conformance.cli import main
+"""`python -m ascendc_conformance` is the `ascendc-conformance` command."""
+from ascendc_conformance.cli.main import main
 
 raise SystemExit(main())

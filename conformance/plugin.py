@@ -1,177 +1,26 @@
-"""The pytest plugin (entry point `pytest11: ascendc`): options, profiles, header, the suite, test records.
+"""The pytest11 entry point `ascendc`, loaded by every pytest run where the suite is installed.
 
-`pytest --ascendc-target=reference` adds the conformance suite (conformance/suite) to the collection and
-runs it against the target; `ascendc-conformance run` wraps exactly this. Each test's record is attached to
-its teardown report here, in whichever process ran it; the controlling process's RunRecorder
-(conformance.recorder) writes results, progress and reports from those reports.
+It registers the run options and nothing else: it imports only pytest and the standard library, so that an
+unrelated pytest run pays almost nothing (benchmark key `plugin_overhead_ms`). Given `--ascendc-target`, it
+loads the conformance runner (ascendc_conformance.runner.plugin) and hands it the report writer.
 """
 from __future__ import annotations
 
-import json
-import zlib
-from pathlib import Path
-from typing import Iterator
-
 import pytest
-from hypothesis import HealthCheck, Phase, settings
 
-import conformance
-from conformance.recorder import PROGRESS_MODES, RECORD_ATTRIBUTE, RunRecorder
-from conformance.session import CheckRecord, RunSession, RunSettings, param_id
-
-SUITE_DIR = Path(__file__).resolve().parent / "suite"
-SESSION_KEY = pytest.StashKey[RunSession]()
-RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
-PROFILES = {"quick": 3, "ci": 10, "full": 100}   # Hypothesis examples per conformance test
-
-
-def _register_profiles() -> None:
-    for name, examples in PROFILES.items():
-        settings.register_profile(
-            f"ascendc-{name}", max_examples=examples, deadline=None, database=None, print_blob=False,
-            # no explain phase: the lines it would point at are the suite's own, not the target's
-            phases=[phase for phase in Phase if phase != Phase.explain],
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
-                                   HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
-
-
-_register_profiles()
+from ascendc_conformance.runner import options
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ascendc", "ascendc-conformance: Ascend C data-movement conformance")
-    group.addoption("--ascendc-target", metavar="TARGET",
-                    help="run the conformance suite against TARGET: reference, exec:<command line> or "
-                         "python:<module>:<attr>")
-    group.addoption("--ascendc-product", action="append", default=[], metavar="PRODUCT",
-                    help="only this product (id or alias, e.g. atlas-a2 or 910B); repeatable; default: all")
-    group.addoption("--ascendc-api", action="append", default=[], metavar="API",
-                    help="only this API (DataCopy, DataCopySlice, LoadData2D, DataCopyNz2Nd); repeatable")
-    group.addoption("--ascendc-profile", choices=sorted(PROFILES), default="ci",
-                    help="how many cases per test: quick (3), ci (10), full (100; the only certification profile)")
-    group.addoption("--ascendc-report", metavar="DIR", help="write results.jsonl, replays and reports into DIR")
-    group.addoption("--ascendc-waivers", metavar="FILE", help="YAML waivers turning matching failures into 'waived'")
-    group.addoption("--ascendc-timeout", type=float, default=10.0, metavar="SECONDS",
-                    help="per-case timeout for exec targets (default 10 s)")
-    group.addoption("--ascendc-shrink-seconds", type=float, default=10.0, metavar="SECONDS",
-                    help="time Hypothesis may spend shrinking one failing test before its smallest failing case "
-                         "so far is reported (default 10 s)")
-    group.addoption("--ascendc-shard", metavar="I/N", help="run only the I-th of N deterministic parts of the suite")
-    group.addoption("--ascendc-progress", choices=PROGRESS_MODES, default="auto",
-                    help="progress of the run (tests done per API, cases, failures so far): live (one status line, "
-                         "for a terminal), lines (a line per tenth of the run, for CI logs), off (pytest's own "
-                         "dots), auto (live on a terminal, else lines; default)")
+    options.add_to_pytest(parser)
 
 
-def _settings(config: pytest.Config) -> RunSettings:
-    report = config.getoption("ascendc_report")
-    waivers = config.getoption("ascendc_waivers")
-    return RunSettings(target=config.getoption("ascendc_target"),
-                       products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
-                       profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
-                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
-                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
-
-
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if not config.getoption("ascendc_target"):
+    if not config.getoption(options.TARGET.plugin_dest):
         return
-    session = RunSession(_settings(config))
-    config.stash[SESSION_KEY] = session
-    if not _is_worker(config):
-        config.pluginmanager.register(RunRecorder(config, session), "ascendc-recorder")
-    settings.load_profile(f"ascendc-{session.settings.profile}")
-    if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
-        config.args.append(str(SUITE_DIR))
+    # Imported here, not at the top: only a conformance run pays for numpy, Hypothesis, the spec and reports.
+    from ascendc_conformance.reports import write_all
+    from ascendc_conformance.runner import plugin as runner
 
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(SESSION_KEY, None)
-    if session is not None:
-        session.close()
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    session = config.stash.get(SESSION_KEY, None)
-    if session is None:
-        return []
-    hello = session.target.hello
-    return [f"ascendc-conformance {conformance.__version__}: target {session.settings.target} "
-            f"(hello: name={hello.name} validates={hello.validates} products={_names(hello.products)} "
-            f"apis={_names(hello.apis)})",
-            f"spec {session.spec.digest}; profile {session.settings.profile} "
-            f"({PROFILES[session.settings.profile]} cases per test); seed {_seed(config)}; "
-            f"products {_names(session.products)}; apis {_names(session.apis)}"]
-
-
-def _names(names) -> str:
-    return ",".join(names) if names else "all"
-
-
-def _seed(config: pytest.Config):
-    return config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
-
-
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    session = metafunc.config.stash.get(SESSION_KEY, None)
-    if session is None:
-        return
-    for fixture, items in (("ascendc_path", session.paths), ("ascendc_fault", session.faults),
-                           ("ascendc_boundary", session.boundaries)):
-        if fixture in metafunc.fixturenames:
-            metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    shard = config.getoption("ascendc_shard", None)
-    if not shard or SESSION_KEY not in config.stash:
-        return
-    index, count = _parse_shard(shard)
-    keep, drop = [], []
-    for item in items:
-        (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
-    items[:] = keep
-    config.hook.pytest_deselected(items=drop)
-
-
-def _parse_shard(text: str) -> tuple[int, int]:
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise pytest.UsageError(f"--ascendc-shard {text!r}: expected I/N, e.g. 1/4") from None
-    if not 1 <= index <= count:
-        raise pytest.UsageError(f"--ascendc-shard {text!r}: I must lie in 1..N")
-    return index, count
-
-
-@pytest.fixture
-def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
-    session = request.config.stash.get(SESSION_KEY, None)
-    if session is None:
-        pytest.skip("no --ascendc-target given")
-    return session
-
-
-@pytest.fixture
-def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> Iterator[CheckRecord]:
-    """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
-    to the controlling process on the teardown report (see conformance.recorder)."""
-    record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
-    yield record
-    request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    report = yield
-    if call.when == "call" and report.failed and call.excinfo is not None:
-        record = getattr(item, "funcargs", {}).get("ascendc_record")
-        if record is not None and record.failure is None:   # not the target's failure: the suite could not judge
-            record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
-    if call.when == "teardown" and RECORD_KEY in item.stash:
-        setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
-    return report
+    runner.activate(config, write_reports=write_all)

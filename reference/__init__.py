@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.case import Case, Result
-from conformance.errors import CaseError
-from reference import transfer as moves
-from reference.apis import MODULES
-from reference.call import Call, resolve
-from reference.codec import parse_case, result_json
-from reference.index import default_spec
-from reference.legality import Breach, static_breaches
-from spec.model import Spec
+from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.format.errors import CaseError
+from ascendc_conformance.reference import transfer as moves
+from ascendc_conformance.reference.apis import MODULES
+from ascendc_conformance.reference.call import Call, resolve
+from ascendc_conformance.reference.codec import parse_case, result_json
+from ascendc_conformance.reference.index import default_spec
+from ascendc_conformance.reference.legality import Breach, static_breaches
+from ascendc_conformance.spec.model import Spec
 
 # Common rules (spec/common.yaml) the memory stage cites.
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from conformance.case import Case
-from conformance.errors import CaseError
-from reference.index import for_spec
-from spec.model import Api, Dtype, Field, Form, Product, Spec
+from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.errors import CaseError
+from ascendc_conformance.reference.index import for_spec
+from ascendc_conformance.spec.model import Api, Dtype, Field, Form, Product, Spec
 
 
 @dataclass(frozen=True)

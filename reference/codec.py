@@ -18,7 +18,7 @@ import json
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from conformance.case import Case, Operand, Region, Result, decode_memory, schema
+from ascendc_conformance.format.case import Case, Operand, Region, Result, decode_memory, schema
 
 # sha256 of json.dumps(schema("case-v1"), sort_keys=True): the schema the quick check mirrors.
 SCHEMA_DIGEST = "9a062a7421b89d106e8ade443187da2059bcb6ccf4d68063f7c7d10d747f9c68"

@@ -3,7 +3,7 @@
 `explain(case)` turns a case the reference answers "ok" into an `Explanation`: the absolute address of every
 byte the call writes (and reads), shaped (elements, size) in the API's plan order, and a `locate(address)`
 that names the burst / row / fractal behind a destination byte ("burst 1 (of 2), element 5, byte 1"). The
-verdict layer uses it to tell a byte the call must not touch from one it must write (conformance.diff).
+verdict layer uses it to tell a byte the call must not touch from one it must write (ascendc_conformance.judge.diff).
 """
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from conformance.case import Case
-from reference import evaluate
-from reference.apis import MODULES
-from reference.call import Call, resolve
-from reference.transfer import byte_addresses
-from spec.loader import load_spec
+from ascendc_conformance.format.case import Case
+from ascendc_conformance.reference import evaluate
+from ascendc_conformance.reference.apis import MODULES
+from ascendc_conformance.reference.call import Call, resolve
+from ascendc_conformance.reference.transfer import byte_addresses
+from ascendc_conformance.spec.loader import load_spec
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,8 +11,8 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from spec.loader import load_spec
-from spec.model import Form, Rule, Spec
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Form, Rule, Spec
 
 _TABLES: dict[int, tuple[weakref.ref, "SpecIndex"]] = {}
 _DEFAULT: list[Spec] = []

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from reference.call import Call
-from reference.index import SpecIndex, for_spec
-from spec.model import Rule
+from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.index import SpecIndex, for_spec
+from ascendc_conformance.spec.model import Rule
 
 # A relation check returns a sentence describing the breach, or None when the rule holds.
 Relation = Callable[[Call, Rule], "str | None"]

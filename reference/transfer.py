@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from conformance.case import Region
-from reference.call import Call
+from ascendc_conformance.format.case import Region
+from ascendc_conformance.reference.call import Call
 
 # numpy types for the one conversion the APIs do (DataCopy C1 -> C2 half -> float); every other transfer
 # copies bytes, whatever the dtype.

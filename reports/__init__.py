@@ -1,7 +1,7 @@
 """Reports of a conformance run: coverage, certification statement, and report.json / junit.xml / report.md /
 report.html, all rendered from one report document built from results.jsonl.
 
-    from reports import write_all
+    from ascendc_conformance.reports import write_all
     written = write_all(report_dir)        # reads <report_dir>/results.jsonl, writes the four reports there
 
 `write_all(report_dir, results=None)` -> {"json": Path, "junit": Path, "md": Path, "html": Path}. Pass
@@ -15,7 +15,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from reports.model import ReportError, RunResults, TestResult, load_results, merge
+from ascendc_conformance.reports.model import ReportError, RunResults, TestResult, load_results, merge
+from ascendc_conformance.reports.render_json import build_report, render_json
+from ascendc_conformance.reports.render_junit import render_junit
+from ascendc_conformance.reports.render_md import render_md
+from ascendc_conformance.reports.render_html import render_html
 
 FORMATS: dict[str, str] = {"json": "report.json", "junit": "junit.xml", "md": "report.md", "html": "report.html"}
 
@@ -25,24 +29,18 @@ __all__ = ["FORMATS", "ReportError", "RunResults", "TestResult", "build_document
 
 def _renderer(fmt: str) -> Callable[[dict], str]:
     if fmt == "json":
-        from reports.render_json import render_json
         return render_json
     if fmt == "junit":
-        from reports.render_junit import render_junit
         return render_junit
     if fmt == "md":
-        from reports.render_md import render_md
         return render_md
     if fmt == "html":
-        from reports.render_html import render_html
         return render_html
     raise ReportError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
 def build_document(results: RunResults, report_dir: str | os.PathLike | None = None, spec=None) -> dict:
     """The report document (report.json content) of `results`; replay paths relative to `report_dir`."""
-    from reports.render_json import build_report
-
     return build_report(results, spec=spec, report_dir=report_dir)
 
 

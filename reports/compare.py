@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from tabulate import tabulate
 
-from reports.coverage import build_coverage
-from reports.model import FAILURE_VERDICTS, RunResults
+from ascendc_conformance.reports.coverage import build_coverage
+from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults
+from ascendc_conformance.spec.loader import load_spec
 
 ABSENT = "(absent)"
 
@@ -75,7 +76,6 @@ def _describe(results: RunResults) -> str:
 
 def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
     if spec is None:
-        from spec.loader import load_spec
 
         spec = load_spec()
     notes = []

@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-from reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
+from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
+from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
+from ascendc_conformance.spec.loader import load_spec
 
 NOT_SELECTED = "not selected"
 NOT_RUN = "not run"
@@ -209,7 +212,6 @@ def _sorted_counts(counts: dict) -> Mapping[str, int]:
 def build_coverage(results: RunResults, spec=None) -> Coverage:
     """The coverage of `results` against `spec` (the packaged spec by default)."""
     if spec is None:
-        from spec.loader import load_spec
 
         spec = load_spec()
     all_products = tuple(p.id for p in spec.products)
@@ -284,7 +286,7 @@ def _cells(spec, results: RunResults, products, apis, notes: list[str]) -> list[
 
 
 def _unsupported(tests: list[TestResult]) -> bool:
-    return any(t.verdict == "not-supported" or (t.skipped_reason or "").startswith("not-supported") for t in tests)
+    return any(t.verdict == Outcome.NOT_SUPPORTED or t.skip is SkipReason.NOT_SUPPORTED for t in tests)
 
 
 def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) -> list[RuleRow]:
@@ -332,12 +334,11 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_UNSPECIFIED
     if not _selected(rule, products, apis):
         return REASON_NOT_SELECTED
-    reasons = [t.skipped_reason or "" for t in tests]
-    if any(t.verdict == "not-supported" or r.startswith("not-supported") for t, r in zip(tests, reasons)):
+    if _unsupported(tests):
         return REASON_NOT_SUPPORTED
-    if any(r.startswith("target does not validate") for r in reasons):
+    if any(t.skip is SkipReason.NOT_VALIDATING for t in tests):
         return REASON_NOT_VALIDATING
-    if any(t.kind == "boundary" and r.startswith("unreachable") for t, r in zip(tests, reasons)):
+    if any(t.kind == "boundary" and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
     if (results.killed or incomplete) and not tests:
         return REASON_KILLED
@@ -474,13 +475,13 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     profile = results.profile
     if results.killed:
         is_certification = False
-        if profile == "full":
+        if profile == CERTIFICATION_PROFILE:
             scope = ("This is not a certification run: the run was killed before it finished "
                      "(no end record in results.jsonl).")
         else:
             scope = f"This is not a certification run (profile {profile})."
             remarks.append("The run was killed before it finished (no end record in results.jsonl).")
-    elif profile != "full":
+    elif profile != CERTIFICATION_PROFILE:
         is_certification = False
         scope = f"This is not a certification run (profile {profile})."
     elif missing_shards:
@@ -515,9 +516,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------
 
-STATE_SYMBOLS = {"pass": "ok", "fail": "FAIL", "missed-reject": "MISS", "false-reject": "FREJ", "error": "ERR",
-                 "timeout": "TIME", "crashed": "CRASH", "waived": "W", "disputed": "D", "not-supported": "n/s",
-                 "skipped": "skip", NOT_DRAWN: "·", NOT_RUN: "?", NOT_SELECTED: "–"}
+STATE_SYMBOLS = {**{outcome.value: outcome.symbol for outcome in Outcome}, NOT_DRAWN: "·", NOT_RUN: "?",
+                 NOT_SELECTED: "–"}
 
 
 def matrix_tables(coverage: dict) -> list[dict]:

@@ -5,7 +5,7 @@ into one `RunResults`:
 
 - one file: its run record (metadata), its test records, its end record. A file without an end record is a
   run that was killed (or is still running): `RunResults.killed` is true and `notes` says so. A truncated
-  last line (a run killed mid-write) is skipped by conformance.results.read. A file holding several runs
+  last line (a run killed mid-write) is skipped by ascendc_conformance.format.results.read. A file holding several runs
   (a reused report directory) is reported as its last run, with a note.
 - several files (shards run on several machines): the run metadata must agree on target, spec digest,
   profile and seed, else `ReportError` names every mismatch; the tests are unioned, and a test id present
@@ -21,17 +21,15 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from conformance import results as results_file
-from conformance.results import TestRecord, freeze, thaw
-from conformance.errors import ConformanceError
-from conformance.verdict import FAILURES, OUTCOMES
+from ascendc_conformance.format import results as results_file
+from ascendc_conformance.format.results import TestRecord, freeze, thaw
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.outcome import FAILURES, Outcome
 
-# Verdicts of a test, worst first (the order conformance.session reports a test's worst case by, then
-# "skipped": a test that ran nothing). A merge keeps the earlier of two verdicts of one test id.
-VERDICT_ORDER = ("crashed", "timeout", "error", "fail", "missed-reject", "false-reject", "waived", "disputed",
-                 "not-supported", "pass", "skipped")
-VERDICTS = tuple(OUTCOMES) + ("skipped",)
-FAILURE_VERDICTS = frozenset(FAILURES)
+# Verdicts of a test, worst first; a merge keeps the earlier of two verdicts of one test id.
+VERDICT_ORDER = tuple(Outcome)
+VERDICTS = VERDICT_ORDER
+FAILURE_VERDICTS = FAILURES
 # The metadata that must agree when shards are merged.
 MERGE_KEYS = ("target", "spec_digest", "profile", "seed")
 
@@ -43,9 +41,9 @@ class ReportError(ConformanceError):
 def severity(verdict: str) -> int:
     """Rank of a verdict: lower is worse; unknown verdicts rank with the failures (they are suspicious)."""
     try:
-        return VERDICT_ORDER.index(verdict)
+        return Outcome(verdict).severity
     except ValueError:
-        return VERDICT_ORDER.index("fail")
+        return Outcome.FAIL.severity
 
 
 def worst(verdicts: Iterable[str]) -> str | None:

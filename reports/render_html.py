@@ -15,8 +15,8 @@ from pathlib import Path
 
 import jinja2
 
-from reports.coverage import NO_RESULT_STATES, STATE_SYMBOLS, matrix_tables
-from reports.model import VERDICT_ORDER
+from ascendc_conformance.reports.coverage import NO_RESULT_STATES, STATE_SYMBOLS, matrix_tables
+from ascendc_conformance.reports.model import VERDICT_ORDER
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE = "report.html.j2"

@@ -15,9 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import conformance
-from reports.coverage import Coverage, build_coverage, certify
-from reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
+import ascendc_conformance
+from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
+from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
+import jsonschema
+
+from ascendc_conformance.judge.diff import format_diff
+from ascendc_conformance.spec.loader import load_spec
 
 REPORT_FORMAT = 1
 SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "report-v1.schema.json"
@@ -30,16 +34,13 @@ def schema() -> dict:
 
 def validate_report(doc: dict) -> None:
     """Raise jsonschema.ValidationError if `doc` is not a valid report.json v1."""
-    import jsonschema
-
     jsonschema.Draft202012Validator(schema()).validate(doc)
 
 
 def diff_text(diff: Any) -> str:
-    """conformance.diff.format_diff of a stored diff; the raw JSON if it is not one format_diff knows."""
+    """ascendc_conformance.judge.diff.format_diff of a stored diff; the raw JSON if it is not one format_diff knows."""
     if not diff:
         return ""
-    from conformance.diff import format_diff
 
     try:
         return format_diff(thaw(diff))
@@ -98,7 +99,6 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
     """The report document of `results` against `spec` (default: the packaged spec). `report_dir` is where the
     report will be written; replay paths are given relative to it."""
     if spec is None:
-        from spec.loader import load_spec
 
         spec = load_spec()
     report_dir = Path(report_dir) if report_dir is not None else None
@@ -111,7 +111,7 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
     return {
         "report_format": REPORT_FORMAT,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "generator": {"name": "ascendc-conformance", "version": conformance.__version__},
+        "generator": {"name": "ascendc-conformance", "version": ascendc_conformance.__version__},
         "run": results.metadata(),
         "certification": certification.to_json(),
         "verdicts": {"tests": dict(coverage.verdicts), "cases": dict(coverage.cases)},

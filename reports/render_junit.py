@@ -14,9 +14,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-FAILURE_TAG = {"fail": "failure", "missed-reject": "failure", "false-reject": "failure",
-               "error": "error", "timeout": "error", "crashed": "error"}
-SKIPPED = ("skipped", "not-supported", "waived")
+from ascendc_conformance.format.outcome import Outcome
+
 KIND_ORDER = ("legal", "illegal", "boundary")
 _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -61,19 +60,19 @@ def render_junit(doc: dict) -> str:
             ET.SubElement(properties, "property", name=name, value=xml_text(value))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
-            verdict = test["verdict"]
+            verdict = Outcome.parse(test["verdict"])
+            tag = verdict.junit_tag
             classname = ".".join(x for x in ("ascendc", kind, test.get("api") or "", test.get("product") or "") if x)
             case = ET.SubElement(suite, "testcase", name=xml_text(test["test_id"]), classname=xml_text(classname),
                                  time=f"{float(test.get('duration_s') or 0):.3f}")
             counts["tests"] += 1
             counts["time"] += float(test.get("duration_s") or 0)
-            if verdict in FAILURE_TAG:
-                tag = FAILURE_TAG[verdict]
+            if tag in ("failure", "error"):
                 counts["failures" if tag == "failure" else "errors"] += 1
                 first_line = (test.get("message") or verdict).splitlines()[0] if test.get("message") else verdict
-                element = ET.SubElement(case, tag, type=verdict, message=xml_text(f"{verdict}: {first_line}"))
+                element = ET.SubElement(case, tag, type=verdict.value, message=xml_text(f"{verdict}: {first_line}"))
                 element.text = xml_text(_failure_body(test, failures.get(test["test_id"])))
-            elif verdict in SKIPPED:
+            elif tag == "skipped":
                 counts["skipped"] += 1
                 reason = test.get("skipped_reason") or test.get("message") or verdict
                 if verdict == "waived" and test.get("waiver"):

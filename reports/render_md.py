@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
-from reports.coverage import STATE_SYMBOLS, matrix_tables, state_rank
+from ascendc_conformance.reports.coverage import STATE_SYMBOLS, matrix_tables, state_rank
 
 SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Disputed points", "Failures",
             "Waivers")

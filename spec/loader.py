@@ -16,8 +16,8 @@ from typing import Any, Iterable
 import jsonschema
 import yaml
 
-from spec import model
-from spec.errors import SpecError, SpecIssue
+from ascendc_conformance.spec import model
+from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 SPEC_DIR = FsPath(__file__).resolve().parent
 SCHEMA_FILE = SPEC_DIR / "schema" / "spec.schema.json"

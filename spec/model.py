@@ -10,7 +10,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
-from spec.errors import SpecError, SpecIssue
+from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 
 def frozen_map(mapping: Mapping | None = None) -> Mapping:

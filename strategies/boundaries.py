@@ -11,12 +11,12 @@ from typing import Iterable
 
 from hypothesis import strategies as st
 
-from spec.loader import load_spec
-from spec.model import Rule, ShortRepr, Spec
-from strategies.apis import MODULES
-from strategies.cases import draft, finish
-from strategies.context import PathContext
-from strategies.legal import contexts, select_paths
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
+from ascendc_conformance.strategies.apis import MODULES
+from ascendc_conformance.strategies.cases import draft, finish
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.legal import contexts, select_paths
 
 
 @dataclass(frozen=True, repr=False)

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from hypothesis import reject
 
-from strategies import layout
-from strategies.apis import MODULES
-from strategies.context import PathContext, Unreachable
+from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.apis import MODULES
+from ascendc_conformance.strategies.context import PathContext, Unreachable
 
 
 @dataclass

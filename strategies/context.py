@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from spec.model import Api, Dtype, Path, Product, Rule, ShortRepr, Spec
+from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, ShortRepr, Spec
 
 
 class Unreachable(Exception):

@@ -12,7 +12,7 @@ from typing import Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
-from strategies.context import Unreachable
+from ascendc_conformance.strategies.context import Unreachable
 
 
 @dataclass(frozen=True)

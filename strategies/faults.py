@@ -13,13 +13,13 @@ from typing import Callable, Iterable
 from hypothesis import reject
 from hypothesis import strategies as st
 
-from spec.loader import load_spec
-from spec.model import Rule, ShortRepr, Spec
-from strategies import layout
-from strategies.apis import datacopy_slice
-from strategies.cases import Draft, draft, finish
-from strategies.context import PathContext
-from strategies.legal import contexts, select_paths
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
+from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.apis import datacopy_slice
+from ascendc_conformance.strategies.cases import Draft, draft, finish
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.legal import contexts, select_paths
 
 Edit = Callable[..., None]  # edit(draw, draft) changes the draft in place
 

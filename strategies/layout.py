@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
-from strategies.context import PathContext, Unreachable
-from strategies.draw import biased_integers
+from ascendc_conformance.strategies.context import PathContext, Unreachable
+from ascendc_conformance.strategies.draw import biased_integers
 
 GUARD_BYTES = 64  # bytes kept around the touched area so that writes just outside it are caught
 

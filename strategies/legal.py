@@ -5,10 +5,10 @@ from typing import Iterable, Sequence
 
 from hypothesis import strategies as st
 
-from spec.loader import load_spec
-from spec.model import Path, Spec
-from strategies.cases import draft, finish
-from strategies.context import PathContext
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Path, Spec
+from ascendc_conformance.strategies.cases import draft, finish
+from ascendc_conformance.strategies.context import PathContext
 
 
 def select_paths(spec: Spec | None = None, products: Iterable[str] | None = None,

@@ -14,17 +14,21 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from conformance.errors import TargetSpecError
-from conformance.targets.base import Answer, Hello, Target
-from conformance.targets.exec_target import ExecTarget
-from conformance.targets.python_target import PythonTarget, load_object
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
+from ascendc_conformance.format.errors import TargetSpecError
+from ascendc_conformance.format.answer import Answer, Hello
+from ascendc_conformance.targets.base import Target
+from ascendc_conformance.targets.exec_target import ExecTarget
+from ascendc_conformance.targets.python_target import PythonTarget, load_object
+from ascendc_conformance.targets.reference_target import ReferenceTarget
+from ascendc_conformance.targets.reference_target import ReferenceImpl
 
 __all__ = ["Answer", "Hello", "Target", "open_target", "load_in_process"]
 
 SPEC_HELP = "use 'reference', 'exec:<command line>' or 'python:<module>:<attr>'"
 
 
-def open_target(spec: str, *, timeout: float = 10.0, start_timeout: float | None = None) -> Target:
+def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: float | None = None) -> Target:
     """Start the target named by ``spec`` and do its hello.
 
     ``timeout`` bounds each case of an exec target (in-process targets are not
@@ -34,7 +38,6 @@ def open_target(spec: str, *, timeout: float = 10.0, start_timeout: float | None
     """
     scheme, _, rest = spec.partition(":")
     if spec == "reference":
-        from conformance.targets.reference_target import ReferenceTarget
 
         return ReferenceTarget()
     if scheme == "exec":
@@ -54,11 +57,10 @@ def open_target(spec: str, *, timeout: float = 10.0, start_timeout: float | None
 def load_in_process(spec: str) -> tuple[Any, str]:
     """The raw object (with execute/hello) and name behind an in-process spec.
 
-    Used by ``conformance.targets.serve`` to expose that object over exec
+    Used by ``ascendc_conformance.targets.serve`` to expose that object over exec
     without the adapter's validation, so the exec side sees its real answers.
     """
     if spec == "reference":
-        from conformance.targets.reference_target import ReferenceImpl
 
         return ReferenceImpl(), "reference"
     scheme, _, rest = spec.partition(":")

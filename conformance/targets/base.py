@@ -1,5 +1,5 @@
-"""What every target adapter shares: the Hello and Answer records, the Target
-base class, and the validation of a result v1 against the case it answers.
+"""What every target adapter shares: the Target base class and the validation of a result v1 against the case
+it answers (the Hello and Answer records are in the format layer, ascendc_conformance.format.answer).
 
 A target is anything that can execute a case v1 and give back a result v1 (the
 built-in reference, a program speaking the exec protocol, a Python object).
@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import abc
 import binascii
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
-from conformance.case import decode_base64
-
-AnswerKind = Literal["result", "timeout", "crashed", "error"]
+from ascendc_conformance.format.answer import Answer, Hello
+from ascendc_conformance.format.case import decode_base64
 
 #: Statuses a result v1 may carry. "unspecified" is what the reference answers
 #: for behaviour the documentation leaves open; it is accepted from any target
@@ -27,70 +25,6 @@ RESULT_STATUSES: frozenset[str] = frozenset({"ok", "rejected", "error", "unspeci
 
 #: How much of a traceback or stderr an Answer keeps.
 TAIL_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class Hello:
-    """What a target said about itself when it started.
-
-    ``products``/``apis`` are None when the target did not restrict itself,
-    meaning it claims to support every product/API.
-    """
-
-    name: str
-    validates: bool
-    products: tuple[str, ...] | None
-    apis: tuple[str, ...] | None
-    raw: dict[str, Any]
-
-    @classmethod
-    def from_dict(cls, raw: Any) -> Hello:
-        """Build a Hello from a hello answer; raise ValueError saying what is wrong.
-
-        "id" and "status" are not looked at here (the exec adapter checks them).
-        """
-        if not isinstance(raw, dict):
-            raise ValueError(f"hello answer is a {type(raw).__name__}, not a JSON object")
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f'hello answer needs "name" as a non-empty string, got {name!r}')
-        validates = raw.get("validates")
-        if not isinstance(validates, bool):
-            raise ValueError(f'hello answer needs "validates" as true or false, got {validates!r}')
-        return cls(
-            name=name,
-            validates=validates,
-            products=_optional_names(raw, "products"),
-            apis=_optional_names(raw, "apis"),
-            raw=raw,
-        )
-
-
-def _optional_names(raw: dict[str, Any], key: str) -> tuple[str, ...] | None:
-    value = raw.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f'hello answer "{key}" must be a list of strings, got {value!r}')
-    return tuple(value)
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The outcome of one execute call.
-
-    kind "result": the target gave a well-formed result v1 (``result``, without
-    "id"); a target answering ``{"status": "error"}`` itself is still a result.
-    kind "timeout" / "crashed": the target did not answer in time / died.
-    kind "error": the target answered, but not with a valid result v1;
-    ``message`` says exactly what was wrong.
-    """
-
-    kind: AnswerKind
-    result: dict[str, Any] | None = None
-    message: str = ""
-    elapsed_s: float = 0.0
-    stderr_tail: str = ""
 
 
 class Target(abc.ABC):

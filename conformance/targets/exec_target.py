@@ -24,8 +24,10 @@ import time
 from collections import deque
 from typing import IO, Any, Sequence
 
-from conformance.errors import TargetStartError
-from conformance.targets.base import Answer, AnswerKind, Hello, Target, tail, validate_result
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
+from ascendc_conformance.format.errors import TargetStartError
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.targets.base import Target, tail, validate_result
 
 PROTOCOL = 1
 #: Longest stdout line accepted; a longer one is an error, not a hang or an OOM.
@@ -201,7 +203,7 @@ class ExecTarget(Target):
         self,
         argv: Sequence[str],
         *,
-        timeout: float = 10.0,
+        timeout: float = CASE_TIMEOUT_S,
         start_timeout: float | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     ) -> None:
@@ -237,27 +239,27 @@ class ExecTarget(Target):
         try:
             item, payload = proc.inbox.get(timeout=timeout)
         except queue.Empty:
-            raise _Failure("timeout", f"no answer within {timeout:g} s; the target was killed") from None
+            raise _Failure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
         if item in (_EOF, _WRITE_FAILED):
             how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
-            raise _Failure("crashed", f"target {how} before answering and {proc.exit_status()}")
+            raise _Failure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
         if item == _OVERSIZE:
-            raise _Failure("error", f"answer line is longer than {self.max_line_bytes} bytes")
+            raise _Failure(AnswerKind.ERROR, f"answer line is longer than {self.max_line_bytes} bytes")
         try:
             answer = json.loads(payload)
         except ValueError as exc:
             excerpt = payload[:200].decode("utf-8", errors="replace")
             raise _Failure(
-                "error",
+                AnswerKind.ERROR,
                 f"answer line is not JSON ({exc}): {excerpt!r}; "
                 "only protocol lines may go to stdout, logs belong on stderr",
             ) from None
         if not isinstance(answer, dict):
-            raise _Failure("error", f"answer is a JSON {type(answer).__name__}, not an object")
+            raise _Failure(AnswerKind.ERROR, f"answer is a JSON {type(answer).__name__}, not an object")
         if "id" not in answer:
-            raise _Failure("error", f'answer has no "id" (request id was {request_id})')
+            raise _Failure(AnswerKind.ERROR, f'answer has no "id" (request id was {request_id})')
         if type(answer["id"]) is not int or answer["id"] != request_id:
-            raise _Failure("error", f"answer id {answer['id']!r} does not match request id {request_id}")
+            raise _Failure(AnswerKind.ERROR, f"answer id {answer['id']!r} does not match request id {request_id}")
         return answer
 
     def execute(self, case: dict[str, Any]) -> Answer:
@@ -267,7 +269,7 @@ class ExecTarget(Target):
                 self._start()
             except TargetStartError as exc:
                 return Answer(
-                    kind="crashed",
+                    kind=AnswerKind.CRASHED,
                     message=f"target could not be restarted: {exc.message}",
                     stderr_tail=exc.stderr_tail,
                 )
@@ -280,7 +282,7 @@ class ExecTarget(Target):
             elapsed = time.monotonic() - started
             proc.stop(polite=False)
             self._proc = None
-            stderr_tail = proc.stderr.text() if failure.kind in ("timeout", "crashed") else ""
+            stderr_tail = proc.stderr.text() if failure.kind in (AnswerKind.TIMEOUT, AnswerKind.CRASHED) else ""
             return Answer(
                 kind=failure.kind, message=failure.message, elapsed_s=elapsed, stderr_tail=stderr_tail
             )
@@ -288,8 +290,8 @@ class ExecTarget(Target):
         result = {k: v for k, v in answer.items() if k != "id"}
         problem = validate_result(case, result)
         if problem is not None:
-            return Answer(kind="error", message=problem, elapsed_s=elapsed)
-        return Answer(kind="result", result=result, elapsed_s=elapsed)
+            return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
+        return Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed)
 
     def close(self) -> None:
         """Close the program's stdin, give it a moment to exit, then kill it."""

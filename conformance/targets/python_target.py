@@ -7,7 +7,7 @@ spec and claims ``validates: False`` and every product and API.
 
 In-process targets are fast but not isolated: timeouts are NOT enforced (a
 hanging execute hangs the run) and a crash of the interpreter takes the suite
-down. Serve the object over exec (``exec:python -m conformance.targets.serve
+down. Serve the object over exec (``exec:python -m ascendc_conformance.targets.serve
 python:<module>:<attr>``) to get timeouts and crash isolation.
 """
 
@@ -19,8 +19,9 @@ import time
 import traceback
 from typing import Any
 
-from conformance.errors import TargetSpecError, TargetStartError
-from conformance.targets.base import Answer, Hello, Target, tail, validate_result
+from ascendc_conformance.format.errors import TargetSpecError, TargetStartError
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.targets.base import Target, tail, validate_result
 
 
 def load_object(module_name: str, attr: str) -> Any:
@@ -96,7 +97,7 @@ class PythonTarget(Target):
             result = self.obj.execute(copy.deepcopy(case))
         except (Exception, SystemExit) as exc:
             return Answer(
-                kind="crashed",
+                kind=AnswerKind.CRASHED,
                 message=f"execute raised {type(exc).__name__}: {exc}",
                 elapsed_s=time.monotonic() - started,
                 stderr_tail=_traceback_tail(),
@@ -104,5 +105,5 @@ class PythonTarget(Target):
         elapsed = time.monotonic() - started
         problem = validate_result(case, result)
         if problem is not None:
-            return Answer(kind="error", message=problem, elapsed_s=elapsed)
-        return Answer(kind="result", result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)
+            return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
+        return Answer(kind=AnswerKind.RESULT, result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)

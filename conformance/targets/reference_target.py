@@ -1,15 +1,13 @@
 """The ``reference`` target: the suite's own numpy model of the APIs, in-process.
 
-``reference.expect(case) -> result`` is imported only when this target is
-opened, so the adapters import (and other targets run) without it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from conformance.errors import TargetStartError
-from conformance.targets.python_target import PythonTarget
+from ascendc_conformance.targets.python_target import PythonTarget
+from ascendc_conformance.reference import expect
 
 REFERENCE_HELLO = {"name": "reference", "validates": True}
 
@@ -18,10 +16,6 @@ class ReferenceImpl:
     """The reference as an object with hello()/execute(), like any python: target."""
 
     def __init__(self) -> None:
-        try:
-            from reference import expect
-        except ImportError as exc:
-            raise TargetStartError(f"the reference model is not importable: {exc}") from exc
         self._expect = expect
 
     def hello(self) -> dict[str, Any]:

@@ -1,9 +1,9 @@
 """Serve an in-process target over the exec protocol on stdin/stdout.
 
-    python -m conformance.targets.serve reference
-    python -m conformance.targets.serve python:my_pkg.target:MyTarget
+    python -m ascendc_conformance.targets.serve reference
+    python -m ascendc_conformance.targets.serve python:my_pkg.target:MyTarget
 
-so that ``exec:python -m conformance.targets.serve reference`` runs the
+so that ``exec:python -m ascendc_conformance.targets.serve reference`` runs the
 reference through the exec adapter (end-to-end tests, exec vs in-process
 timing, or timeouts and crash isolation for a Python target).
 
@@ -22,9 +22,9 @@ import sys
 import traceback
 from typing import IO, Any
 
-from conformance.errors import ConformanceError
-from conformance.targets import load_in_process
-from conformance.targets.python_target import object_hello
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.targets import load_in_process
+from ascendc_conformance.targets.python_target import object_hello
 
 PROTOCOL = 1
 
@@ -87,7 +87,7 @@ def serve(spec: str, stdin: IO[str], stdout: IO[str]) -> int:
 def main(argv: list[str]) -> int:
     """Command-line entry: ``serve <spec>``; the object's prints go to stderr."""
     if len(argv) != 1:
-        print("usage: python -m conformance.targets.serve reference|python:<module>:<attr>", file=sys.stderr)
+        print("usage: python -m ascendc_conformance.targets.serve reference|python:<module>:<attr>", file=sys.stderr)
         return 2
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # keep stray print() calls off the protocol stream

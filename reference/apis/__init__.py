@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from reference.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
+from ascendc_conformance.reference.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
 
 MODULES: dict[str, ModuleType] = {
     "DataCopy": datacopy,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from reference.call import Call
-from reference.transfer import Grid, Transfer
-from spec.model import Rule
+from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.transfer import Grid, Transfer
+from ascendc_conformance.spec.model import Rule
 
 
 def row_overlap(call: Call, rule: Rule) -> str | None:

@@ -10,9 +10,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from reference.call import Call
-from reference.transfer import Grid, Transfer
-from spec.model import Rule
+from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.transfer import Grid, Transfer
+from ascendc_conformance.spec.model import Rule
 
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 

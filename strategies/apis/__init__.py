@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from strategies.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
+from ascendc_conformance.strategies.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
 
 MODULES: dict[str, ModuleType] = {
     "DataCopy": datacopy,

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from strategies.context import PathContext
-from strategies.draw import FieldRange, Problem
-from strategies.layout import Extents, fits
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.draw import FieldRange, Problem
+from ascendc_conformance.strategies.layout import Extents, fits
 
 STRUCT_FIELDS = ("blockCount", "blockLen", "srcGap", "dstGap")
 

@@ -5,9 +5,9 @@ from typing import Mapping
 
 from hypothesis import strategies as st
 
-from strategies.context import PathContext
-from strategies.draw import FieldRange, Problem, biased_integers
-from strategies.layout import Extents, fits
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.draw import FieldRange, Problem, biased_integers
+from ascendc_conformance.strategies.layout import Extents, fits
 
 # Drawn variables: dValue in whole 16-column blocks, and the two destination strides as the excess over
 # the smallest stride that keeps rows / matrices apart.

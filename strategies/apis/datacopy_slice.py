@@ -10,9 +10,9 @@ from typing import Mapping
 
 from hypothesis import strategies as st
 
-from strategies.context import PathContext, Unreachable
-from strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased_integers
-from strategies.layout import Extents
+from ascendc_conformance.strategies.context import PathContext, Unreachable
+from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased_integers
+from ascendc_conformance.strategies.layout import Extents
 
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 

@@ -5,9 +5,9 @@ from typing import Mapping
 
 from hypothesis import strategies as st
 
-from strategies.context import PathContext
-from strategies.draw import FieldRange, Problem
-from strategies.layout import Extents, fits
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.draw import FieldRange, Problem
+from ascendc_conformance.strategies.layout import Extents, fits
 
 FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
 

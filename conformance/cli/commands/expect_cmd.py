@@ -1,0 +1,107 @@
+"""`expect`: the reference's expected result for a case file, or for a stream of cases (JSON lines)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Iterator, TextIO
+
+from ascendc_conformance.cli.commands import add_verb_parser, write_json
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance import reference
+
+
+def register(subparsers: Any) -> None:
+    parser = add_verb_parser(
+        subparsers, "expect", help="the reference's expected result of a case",
+        description="Print the expected result (format v1) of a case (format v1) under the suite's default\n"
+                    "readings, as computed by the numpy reference.\n\n"
+                    "With a file: one JSON case in, one pretty-printed JSON result out. The exit code is 0,\n"
+                    "or 1 when the result is {\"status\": \"error\"} (the case is malformed).\n\n"
+                    "With '-': JSON lines on stdin, one case per line; one compact result per line on\n"
+                    "stdout, in order, flushed after each line. Blank lines are skipped. A line that is\n"
+                    "not JSON, not an object or not a valid case gets {\"status\": \"error\", \"message\": ...}\n"
+                    "naming the line number, and the stream goes on (exit code 0).",
+        examples=["ascendc-conformance expect case.json",
+                  "cat cases.jsonl | ascendc-conformance expect - > results.jsonl"])
+    parser.add_argument("case", metavar="CASE", help="a case JSON file, or '-' for JSON lines on stdin")
+    parser.set_defaults(func=cmd_expect)
+
+
+def cmd_expect(args: argparse.Namespace) -> int:
+    if args.case == "-":
+        return expect_stream(sys.stdin, sys.stdout)
+    return expect_file(Path(args.case))
+
+
+def expect_file(path: Path) -> int:
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConformanceError(f"{path}: no such case file") from None
+    except IsADirectoryError:
+        raise ConformanceError(f"{path}: is a directory, expected a case JSON file") from None
+    except OSError as error:
+        raise ConformanceError(f"{path}: cannot read the case file: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise ConformanceError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    try:
+        case = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConformanceError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
+    result = reference.expect(case)
+    write_json(result)
+    return 1 if result.get("status") == "error" else 0
+
+
+def _lines(stream: TextIO) -> Iterator[tuple[str | None, str | None]]:
+    """(text, None) per line of the stream, or (None, problem) for a line that is not UTF-8.
+
+    Reads one line at a time (no read-ahead), so results follow their cases as they arrive.
+    """
+    binary = getattr(stream, "buffer", None)
+    if binary is None:
+        for line in iter(stream.readline, ""):
+            yield line, None
+        return
+    for raw in iter(binary.readline, b""):
+        try:
+            yield raw.decode("utf-8"), None
+        except UnicodeDecodeError as error:
+            yield None, f"not UTF-8 text ({error.reason} at byte {error.start})"
+
+
+def _error(number: int, message: str) -> dict:
+    return {"status": "error", "message": f"line {number}: {message}"}
+
+
+def expect_stream(stdin: TextIO, stdout: TextIO) -> int:
+    """One compact result line per non-blank input line, in order; malformed lines get an error result."""
+    for number, (line, problem) in enumerate(_lines(stdin), start=1):
+        if problem is not None:
+            write_json(_error(number, problem), compact=True, stream=stdout)
+            continue
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError as error:
+            write_json(_error(number, f"not valid JSON: {error.msg} (column {error.colno})"), compact=True, stream=stdout)
+            continue
+        if not isinstance(case, dict):
+            write_json(_error(number, f"expected a JSON object (one case), got {type(case).__name__}"),
+                       compact=True, stream=stdout)
+            continue
+        try:
+            result = reference.expect(case)
+        except Exception as error:  # a reference bug must not stop the stream; show it on stderr
+            traceback.print_exc(file=sys.stderr)
+            result = _error(number, f"internal error in the reference: {type(error).__name__}: {error}")
+        else:
+            if result.get("status") == "error":
+                result = {**result, "message": f"line {number}: {result.get('message', '')}"}
+        write_json(result, compact=True, stream=stdout)
+    return 0

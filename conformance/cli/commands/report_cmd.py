@@ -1,0 +1,101 @@
+"""`report`: regenerate reports from saved results, merge shards, compare two runs."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from ascendc_conformance.cli.commands import add_verb_parser, write_json
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.reports import FORMATS, build_document, load_results, render_document, write_all, write_text
+from ascendc_conformance.reports.compare import compare, render_table
+
+FORMAT_CHOICES = ("md", "html", "json", "junit")
+
+
+def register(subparsers: Any) -> None:
+    parser = add_verb_parser(
+        subparsers, "report", help="write reports (md, html, json, junit) from saved results; merge shards; compare runs",
+        description="Regenerate the reports of a run from its results.jsonl: report.json (format 1, see\n"
+                    "reports/schema/report-v1.schema.json), junit.xml, report.md and report.html (one\n"
+                    "self-contained file). Several sources are shards of one run (same target, spec digest,\n"
+                    "profile and seed) and are merged into one report. --compare OLD NEW lists new failures,\n"
+                    "fixed tests, coverage lost and other verdict changes.\n\n"
+                    "A SOURCE is a report directory (holding results.jsonl) or a results.jsonl file.",
+        examples=["ascendc-conformance report reports/run1                    # all four formats into reports/run1",
+                  "ascendc-conformance report reports/run1 --format md --out -  # report.md to stdout",
+                  "ascendc-conformance report reports/run1/results.jsonl --format html --out /tmp/run1.html",
+                  "ascendc-conformance report shard1/ shard2/ shard3/ --out merged/   # merge shards",
+                  "ascendc-conformance report --compare reports/last-week reports/today",
+                  "ascendc-conformance report --compare old/ new/ --json > changes.json"],
+        epilog="Without --format every format is written into the directory (the source's own, or --out DIR);\n"
+               "with --format one file is written to --out PATH (a file, '-' for stdout, or a directory) or\n"
+               "into the source's directory. Merging several sources requires --out.\n"
+               "Exit codes: 0 reports written / comparison printed; 2 unreadable results or shards of\n"
+               "different runs.")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE", help="report directory or results.jsonl; several = shards")
+    parser.add_argument("--format", choices=FORMAT_CHOICES, help="write only this format")
+    parser.add_argument("--out", metavar="PATH", help="output directory (all formats) or file (--format; '-' = stdout)")
+    parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"), help="compare two runs instead of writing reports")
+    parser.add_argument("--json", action="store_true", help="with --compare: print JSON instead of tables")
+    parser.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: Any) -> int:
+
+    if args.compare:
+        if args.sources:
+            raise ConformanceError("--compare OLD NEW takes no other SOURCE; give the two runs after --compare")
+        return _compare(args)
+    if args.json:
+        raise ConformanceError("--json goes with --compare; use --format json for report.json")
+    if not args.sources:
+        raise ConformanceError("give a report directory or results.jsonl (or --compare OLD NEW); see --help")
+    results = load_results(*args.sources)
+    merging = len(args.sources) > 1
+    if merging and not args.out:
+        raise ConformanceError(f"merging {len(args.sources)} sources needs --out DIR (where the merged report goes)")
+    for note in results.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.format is None:
+        if args.out == "-":
+            raise ConformanceError("--out - (stdout) needs one --format")
+        out_dir = Path(args.out) if args.out else _own_dir(args.sources[0])
+        if out_dir.exists() and not out_dir.is_dir():
+            raise ConformanceError(f"--out {out_dir}: not a directory (without --format every format is written)")
+        written = write_all(out_dir, results)
+        for fmt, path in written.items():
+            print(f"{fmt}: {path}")
+        return 0
+    name = FORMATS[args.format]
+    if args.out == "-":
+        doc = build_document(results, Path.cwd())
+        sys.stdout.write(render_document(args.format, doc))
+        sys.stdout.flush()
+        return 0
+    if args.out:
+        out = Path(args.out)
+        path = out / name if out.is_dir() or args.out.endswith(("/", "\\")) else out
+    else:
+        path = _own_dir(args.sources[0]) / name
+    doc = build_document(results, path.parent)
+    write_text(path, render_document(args.format, doc))
+    print(f"{args.format}: {path}")
+    return 0
+
+
+def _own_dir(source: str) -> Path:
+    path = Path(source)
+    return path if path.is_dir() else path.parent
+
+
+def _compare(args: Any) -> int:
+
+    old, new = (load_results(source) for source in args.compare)
+    comparison = compare(old, new)
+    if args.json:
+        write_json(comparison.to_json())
+    else:
+        sys.stdout.write(render_table(comparison))
+        sys.stdout.flush()
+    return 0

@@ -1,0 +1,88 @@
+"""`run`: the conformance suite against a target (pytest with the plugin), and `replay` of one saved case."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ascendc_conformance import plugin, reference
+from ascendc_conformance.cli.commands import add_verb_parser
+from ascendc_conformance.format import replay
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
+from ascendc_conformance.judge.verdict import judge
+from ascendc_conformance.runner import options
+from ascendc_conformance.runner.plugin import SUITE_DIR
+from ascendc_conformance.targets import open_target
+
+ENTRY_POINT = plugin.__name__
+
+
+def register(subparsers: Any) -> None:
+    parser = add_verb_parser(
+        subparsers, "run", help="run the conformance suite against a target",
+        description="Run the conformance suite (pytest with the ascendc plugin) against TARGET: legal cases\n"
+                    "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
+                    "boundaries. Exit 0 if and only if the target conforms on what was run; disputed\n"
+                    "cases are reported apart and never fail the run.",
+        examples=["ascendc-conformance run --target reference --profile ci",
+                  "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
+                  "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
+    options.add_to_argparse(parser)
+    parser.add_argument("--seed", type=int, help="Hypothesis seed (default: a random one, printed in the header)")
+    parser.add_argument("--workers", type=int, default=1, help="parallel workers (pytest-xdist)")
+    parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
+                        help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
+    parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
+    parser.set_defaults(func=cmd_run)
+
+    replay_parser = add_verb_parser(
+        subparsers, "replay", help="re-run one saved failing case against a target",
+        description="Re-run the case of a replay file (saved in <report>/replays/ by a failing run) on\n"
+                    "TARGET and print the verdict with its diff. Exit 0 if the target now passes it.",
+        examples=["ascendc-conformance replay out/replays/test_legal_atlas-a2-DataCopy-GM-_VECIN-half.json "
+                  "--target 'exec:./my_sim'"])
+    replay_parser.add_argument("file", metavar="FILE", help="a replay file")
+    replay_parser.add_argument("--target", required=True, help=options.TARGET.help)
+    replay_parser.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S,
+                               help=f"per-case timeout of exec targets (default {CASE_TIMEOUT_S:g} s)")
+    replay_parser.set_defaults(func=cmd_replay)
+
+
+def pytest_args(args: argparse.Namespace) -> list[str]:
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    argv = [str(SUITE_DIR), f"--rootdir={SUITE_DIR}", "-c", str(SUITE_DIR / "pytest.ini"), "-q",
+            f"--hypothesis-seed={seed}", *options.plugin_args(args),
+            # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    if not any(ep.value == ENTRY_POINT for ep in metadata.entry_points(group="pytest11")):
+        argv[:0] = ["-p", ENTRY_POINT]   # not installed (run from a source tree): load the plugin by name
+    if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
+        argv += ["-o", "console_output_style=classic"]
+    if args.workers > 1:
+        argv += ["-n", str(args.workers), "--dist", "worksteal"]
+    if args.keyword:
+        argv += ["-k", args.keyword]
+    if args.exitfirst:
+        argv.append("-x")
+    return argv
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return int(pytest.main(pytest_args(args)))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    saved = replay.load(Path(args.file))
+    expected = reference.expect(saved["case"])
+    with open_target(args.target, timeout=args.timeout) as target:
+        verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello)
+    print(verdict.describe())
+    if saved.get("verdict"):
+        print(f"(saved verdict: {saved['verdict'].get('outcome')})")
+    print(json.dumps({"outcome": verdict.outcome}))
+    return 1 if verdict.is_failure else 0

@@ -1,0 +1,113 @@
+"""The `ascendc-conformance` command (also `python -m ascendc_conformance`): argparse with one sub-parser per verb.
+
+Each verb lives in its own module under conformance/cli/commands/ and exposes ``register(subparsers)``
+(see conformance/cli/commands/__init__.py). To add a verb, write the module and append its import path
+to ``COMMANDS`` below.
+
+`main` never lets a deliberate error escape as a traceback: a ConformanceError or SpecError is printed
+to stderr as a message and the exit code is 2. Verbs that report problems as their normal output
+(e.g. ``spec check`` exits 1 on a broken spec) return their own exit code.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Sequence
+
+from ascendc_conformance import __version__
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.spec.errors import SpecError
+
+PROG = "ascendc-conformance"
+
+# One line per verb module, in the order the verbs are listed by --help.
+COMMANDS: tuple[str, ...] = (
+    "ascendc_conformance.cli.commands.spec_cmd",
+    "ascendc_conformance.cli.commands.expect_cmd",
+    "ascendc_conformance.cli.commands.report_cmd",
+    "ascendc_conformance.cli.commands.run_cmd",
+)
+
+DESCRIPTION = """\
+Property-based conformance suite for the Huawei Ascend C data-movement APIs
+(DataCopy, DataCopy with SliceInfo, LoadData 2D, DataCopy NZ2ND).
+
+The documented behaviour lives in a machine-readable spec (products, paths x dtypes,
+rules with stable ids, disputed points); a numpy reference gives the expected
+memory image, or the rules broken, for any case."""
+
+EPILOG = """\
+examples:
+  ascendc-conformance spec paths --product 910B --api DataCopy
+  ascendc-conformance spec rules --status disputed
+  ascendc-conformance spec check
+  ascendc-conformance expect case.json
+  generate-cases | ascendc-conformance expect -
+
+Run `ascendc-conformance VERB --help` for the options of a verb.
+Exit codes: 0 success; 1 the verb found a problem it reports (e.g. a broken spec);
+2 usage error (unknown product, unreadable file, ...)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every verb of COMMANDS registered."""
+    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    subparsers = parser.add_subparsers(title="verbs", dest="verb", metavar="VERB")
+    for module_name in COMMANDS:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line `argv` (default: sys.argv[1:]) and return the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # --help, --version and usage errors; keep main() returning an int
+        return _exit_code(exit_.code)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(func(args) or 0)
+    except SpecError as error:
+        count = len(error.issues)
+        print(f"{PROG}: error: the spec is broken ({count} issue{'s' if count != 1 else ''}):", file=sys.stderr)
+        for issue in error.issues:
+            print(f"  {issue}", file=sys.stderr)
+        return 2
+    except ConformanceError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()  # the reader went away (e.g. `| head`); don't fail again at exit
+        return 1
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+"""What a target says: its Hello when it starts, and one Answer per case it is asked to execute.
+
+Adapters (ascendc_conformance.targets) turn every way a target can misbehave into an Answer of a fixed kind,
+so the judge never has to care about pipes or exceptions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from ascendc_conformance.format.outcome import Outcome
+
+
+class AnswerKind(Enum):
+    """What came back from one execute call."""
+
+    RESULT = "result"     # a well-formed result v1 (the target's own {"status": "error"} included)
+    TIMEOUT = "timeout"   # no answer in time
+    CRASHED = "crashed"   # the target died
+    ERROR = "error"       # an answer that is not a valid result v1
+
+    @property
+    def outcome(self) -> Outcome:
+        """The verdict of an answer that is not a result (a result is judged against the reference)."""
+        if self is AnswerKind.RESULT:
+            raise ValueError("a result is judged against the reference; it has no fixed outcome")
+        return Outcome(self.value)
+
+
+@dataclass(frozen=True)
+class Hello:
+    """What a target said about itself when it started.
+
+    ``products``/``apis`` are None when the target did not restrict itself,
+    meaning it claims to support every product/API.
+    """
+
+    name: str
+    validates: bool
+    products: tuple[str, ...] | None
+    apis: tuple[str, ...] | None
+    raw: dict[str, Any]
+
+    @classmethod
+    def from_dict(cls, raw: Any) -> Hello:
+        """Build a Hello from a hello answer; raise ValueError saying what is wrong.
+
+        "id" and "status" are not looked at here (the exec adapter checks them).
+        """
+        if not isinstance(raw, dict):
+            raise ValueError(f"hello answer is a {type(raw).__name__}, not a JSON object")
+        name = raw.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f'hello answer needs "name" as a non-empty string, got {name!r}')
+        validates = raw.get("validates")
+        if not isinstance(validates, bool):
+            raise ValueError(f'hello answer needs "validates" as true or false, got {validates!r}')
+        return cls(
+            name=name,
+            validates=validates,
+            products=_optional_names(raw, "products"),
+            apis=_optional_names(raw, "apis"),
+            raw=raw,
+        )
+
+
+def _optional_names(raw: dict[str, Any], key: str) -> tuple[str, ...] | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f'hello answer "{key}" must be a list of strings, got {value!r}')
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The outcome of one execute call.
+
+    kind "result": the target gave a well-formed result v1 (``result``, without
+    "id"); a target answering ``{"status": "error"}`` itself is still a result.
+    kind "timeout" / "crashed": the target did not answer in time / died.
+    kind "error": the target answered, but not with a valid result v1;
+    ``message`` says exactly what was wrong.
+    """
+
+    kind: AnswerKind
+    result: dict[str, Any] | None = None
+    message: str = ""
+    elapsed_s: float = 0.0
+    stderr_tail: str = ""

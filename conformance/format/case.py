@@ -1,0 +1,183 @@
+"""The pinned case and result formats (v1) as frozen dataclasses, with parsing that names what is wrong.
+
+A case is one call of one API on one product plus the memory images it starts from; a result is what
+the call did. `Case.from_json` / `Result.to_json` convert from and to the published JSON shapes
+(conformance/schema/case-v1.schema.json and result-v1.schema.json).
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import jsonschema
+
+from ascendc_conformance.format.errors import CaseError
+
+CASE_FORMAT = 1
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+
+
+@lru_cache(maxsize=16)
+def decode_base64(text: str) -> bytes:
+    """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding).
+
+    Remembers the last few texts: one region's text is read by the reference, by an in-process target, by
+    the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost."""
+    return base64.b64decode(text, validate=True)
+
+
+@lru_cache(maxsize=None)
+def schema(name: str) -> dict:
+    """A published schema by name: 'case-v1' or 'result-v1'."""
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema(name))
+
+
+@dataclass(frozen=True)
+class Operand:
+    position: str
+    dtype: str
+    address: int
+
+    def to_json(self) -> dict:
+        return {"position": self.position, "dtype": self.dtype, "address": self.address}
+
+
+@dataclass(frozen=True)
+class Region:
+    """A contiguous image of one physical memory: `data` starts at byte `address`."""
+
+    address: int
+    data: bytes
+
+    @property
+    def end(self) -> int:
+        return self.address + len(self.data)
+
+    def contains(self, start: int, stop: int) -> bool:
+        """Whether absolute bytes [start, stop) lie inside the region."""
+        return self.address <= start and stop <= self.end
+
+    def to_json(self) -> dict:
+        return {"address": self.address, "data": base64.b64encode(self.data).decode("ascii")}
+
+
+def _decode_region(where: str, data: Any) -> Region:
+    try:
+        raw = decode_base64(data["data"])
+    except (binascii.Error, ValueError) as error:
+        raise CaseError(f"{where}.data is not valid base64 ({error})") from None
+    return Region(data["address"], raw)
+
+
+def decode_memory(where: str, memory: Mapping[str, Any]) -> dict[str, Region]:
+    return {name: _decode_region(f"{where}.{name}", region) for name, region in memory.items()}
+
+
+def encode_memory(memory: Mapping[str, Region]) -> dict:
+    return {name: region.to_json() for name, region in memory.items()}
+
+
+@dataclass(frozen=True)
+class Case:
+    api: str
+    product: str
+    src: Operand
+    dst: Operand
+    params: Mapping[str, Any]
+    memory: Mapping[str, Region]
+    id: str | None = None
+    tags: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Case":
+        """Parse a case dict; a malformed one raises CaseError saying which key is wrong and why."""
+        errors = sorted(_validator("case-v1").iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        if errors:
+            error = errors[0]
+            where = "case" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+            raise CaseError(f"{where}: {error.message}")
+        return cls(
+            api=data["api"], product=data["product"],
+            src=Operand(**data["src"]), dst=Operand(**data["dst"]),
+            params=MappingProxyType(dict(data["params"])),
+            memory=MappingProxyType(decode_memory("case.memory", data["memory"])),
+            id=data.get("id"), tags=tuple(data.get("tags", ())))
+
+    def to_json(self) -> dict:
+        data = {"case_format": CASE_FORMAT, "api": self.api, "product": self.product,
+                "src": self.src.to_json(), "dst": self.dst.to_json(),
+                "params": _plain(self.params), "memory": encode_memory(self.memory)}
+        if self.id is not None:
+            data["id"] = self.id
+        if self.tags:
+            data["tags"] = list(self.tags)
+        return data
+
+
+def _plain(value: Any) -> Any:
+    """Mappings and tuples back to JSON-ready dicts and lists."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str
+    memory: Mapping[str, Region] | None = None
+    rules: tuple[str, ...] = ()
+    message: str = ""
+    depends_on: tuple[str, ...] = ()
+
+    @classmethod
+    def ok(cls, memory: Mapping[str, Region], depends_on: tuple[str, ...] = ()) -> "Result":
+        return cls("ok", memory=MappingProxyType(dict(memory)), depends_on=depends_on)
+
+    @classmethod
+    def rejected(cls, rules: tuple[str, ...], message: str, depends_on: tuple[str, ...] = ()) -> "Result":
+        return cls("rejected", rules=rules, message=message, depends_on=depends_on)
+
+    @classmethod
+    def unspecified(cls, rules: tuple[str, ...], message: str) -> "Result":
+        return cls("unspecified", rules=rules, message=message)
+
+    @classmethod
+    def error(cls, message: str) -> "Result":
+        return cls("error", message=message)
+
+    def to_json(self, memory_json: dict | None = None) -> dict:
+        """The result v1 dict; `memory_json`, when given, is the already encoded memory to put in it."""
+        data: dict[str, Any] = {"status": self.status}
+        if self.memory is not None:
+            data["memory"] = memory_json if memory_json is not None else encode_memory(self.memory)
+        if self.status in ("rejected", "unspecified"):
+            data["rules"] = list(self.rules)
+        if self.message:
+            data["message"] = self.message
+        if self.depends_on:
+            data["depends_on"] = list(self.depends_on)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Result":
+        """Parse a result dict; a malformed one raises CaseError naming the problem."""
+        errors = list(_validator("result-v1").iter_errors(data))
+        if errors:
+            raise CaseError(f"result: {errors[0].message}")
+        memory = decode_memory("result.memory", data["memory"]) if "memory" in data else None
+        return cls(data["status"], memory=MappingProxyType(memory) if memory is not None else None,
+                   rules=tuple(data.get("rules", ())), message=data.get("message", ""),
+                   depends_on=tuple(data.get("depends_on", ())))

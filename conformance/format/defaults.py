@@ -1,0 +1,15 @@
+"""Defaults every layer shares, each written once (standard library only: the lazy plugin reads them)."""
+
+CASE_TIMEOUT_S = 10.0
+"""How long a target may take over one case before the verdict is `timeout` (and an exec target restarts)."""
+
+SHRINK_SECONDS = 10.0
+"""How long Hypothesis may shrink one failing test before its smallest failing case so far is reported."""
+
+PROFILES = {"quick": 3, "ci": 10, "full": 100}
+"""Hypothesis examples per conformance test, per profile; only `full` may call itself a certification run."""
+
+DEFAULT_PROFILE = "ci"
+
+CERTIFICATION_PROFILE = "full"
+"""The one profile whose conforming run may be called a certification run."""

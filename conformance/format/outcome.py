@@ -1,0 +1,90 @@
+"""The verdict a case or a test earns, and why a test did not run: the one list of each, with what follows.
+
+`Outcome` members are strings (their JSON spelling), so a record read back compares equal to its member;
+everything a layer needs to know about an outcome (how bad it is, whether it fails the run, its JUnit element,
+its heat-map symbol) is a property here, never a list kept elsewhere.
+"""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    """A verdict, listed worst first (a test reports the worst of its cases; a merge keeps the worse)."""
+
+    CRASHED = "crashed"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    FAIL = "fail"
+    MISSED_REJECT = "missed-reject"
+    FALSE_REJECT = "false-reject"
+    WAIVED = "waived"
+    DISPUTED = "disputed"
+    NOT_SUPPORTED = "not-supported"
+    PASS = "pass"
+    SKIPPED = "skipped"   # a test that judged no case (see SkipReason); never a case's outcome
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __hash__(self) -> int:   # as its spelling's, so that "fail" and Outcome.FAIL are one key of a dict or set
+        return str.__hash__(self)
+
+    @property
+    def severity(self) -> int:
+        """Lower is worse."""
+        return _ORDER.index(self)
+
+    @property
+    def is_failure(self) -> bool:
+        """Whether this verdict fails the run (disputed, waived, not-supported and skipped never do)."""
+        return self in _FAILURES
+
+    @property
+    def junit_tag(self) -> str | None:
+        """The JUnit child element of the test case: failure, error, skipped, or none for a pass."""
+        return _JUNIT_TAG.get(self)
+
+    @property
+    def symbol(self) -> str:
+        """The heat-map cell symbol."""
+        return _SYMBOL[self]
+
+    @classmethod
+    def parse(cls, text: str) -> Outcome:
+        """The member spelled `text`; ValueError listing the known spellings otherwise."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise ValueError(f"unknown verdict {text!r}; expected one of {', '.join(m.value for m in cls)}") from None
+
+
+_ORDER = tuple(Outcome)
+_FAILURES = frozenset({Outcome.CRASHED, Outcome.TIMEOUT, Outcome.ERROR, Outcome.FAIL, Outcome.MISSED_REJECT,
+                       Outcome.FALSE_REJECT})
+_JUNIT_TAG = {Outcome.FAIL: "failure", Outcome.MISSED_REJECT: "failure", Outcome.FALSE_REJECT: "failure",
+              Outcome.ERROR: "error", Outcome.TIMEOUT: "error", Outcome.CRASHED: "error",
+              Outcome.SKIPPED: "skipped", Outcome.NOT_SUPPORTED: "skipped", Outcome.WAIVED: "skipped"}
+_SYMBOL = {Outcome.PASS: "ok", Outcome.FAIL: "FAIL", Outcome.MISSED_REJECT: "MISS", Outcome.FALSE_REJECT: "FREJ",
+           Outcome.ERROR: "ERR", Outcome.TIMEOUT: "TIME", Outcome.CRASHED: "CRASH", Outcome.WAIVED: "W",
+           Outcome.DISPUTED: "D", Outcome.NOT_SUPPORTED: "n/s", Outcome.SKIPPED: "skip"}
+FAILURES = _FAILURES
+
+
+class SkipReason(str, Enum):
+    """Why a conformance test judged no case; the record's `skipped_reason` adds the details in words."""
+
+    NOT_SUPPORTED = "not-supported"     # the target's hello excludes the product or API
+    NOT_VALIDATING = "not-validating"   # an illegal case for a target that does not validate
+    UNREACHABLE = "unreachable"         # a legal bound no path can reach under the product's capacities
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+    @property
+    def verdict(self) -> Outcome:
+        """The verdict of a test skipped for this reason."""
+        return Outcome.NOT_SUPPORTED if self is SkipReason.NOT_SUPPORTED else Outcome.SKIPPED

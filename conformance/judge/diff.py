@@ -1,0 +1,251 @@
+"""Structured differences between the memory a target left and the memory the reference expects.
+
+For every region the differing bytes are grouped into contiguous runs of one class:
+
+* ``wrote-outside-expected-area`` — a byte the call must not write was changed;
+* ``left-expected-bytes-unwritten`` — an element the call must write still holds its pre-call value;
+* ``wrong-value`` — an element the call must write holds neither the expected nor the pre-call value;
+* ``permuted`` — inside the written area the actual elements are a rearrangement of the expected ones
+  (a transpose missing, bursts swapped), judged on elements of the destination dtype: over the whole
+  written area, or else over one contiguous run of differing written elements.
+
+Inside the written area a whole element counts as differing when any of its bytes does, so a wrong
+element does not split into byte-sized runs where bytes happen to agree; and two runs of one class a few
+matching bytes apart (at most BRIDGE_BYTES, all written or all not written by the call) form one run, so
+a transpose that leaves the diagonal in place is one run, not thirty. A run's `differing` and the Diff's
+byte counts count only the bytes that really differ. Everything is vectorised numpy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from ascendc_conformance.format.case import Case, Region, decode_memory
+from ascendc_conformance.reference.explain import explain
+
+OUTSIDE, UNWRITTEN, WRONG, PERMUTED = range(4)
+CLASSES = ("wrote-outside-expected-area", "left-expected-bytes-unwritten", "wrong-value", "permuted")
+SHOW_BYTES = 8      # expected / actual bytes shown per run
+MAX_RUNS = 200      # runs kept (with locations) in a Diff; the counts always cover every run
+RENDER_RUNS = 20    # runs listed by format_diff
+BRIDGE_BYTES = 8    # runs of one class at most this many matching bytes apart are one run
+
+
+@dataclass(frozen=True)
+class Run:
+    """One contiguous run of differing bytes of one class: absolute [start, stop) of `region`."""
+
+    region: str
+    start: int
+    stop: int
+    kind: str
+    expected: str       # hex of the first SHOW_BYTES expected bytes ("…" when the run is longer)
+    actual: str
+    location: str       # Explanation.locate() of the first byte ("" without an explanation)
+    differing: int = -1  # bytes of [start, stop) that differ (fewer than its length when an element
+    #                      differs in part or runs were bridged)
+
+    def __post_init__(self) -> None:
+        if self.differing < 0:
+            object.__setattr__(self, "differing", self.stop - self.start)
+
+    @property
+    def length(self) -> int:
+        return self.stop - self.start
+
+    def to_json(self) -> dict:
+        return {"region": self.region, "start": self.start, "stop": self.stop, "class": self.kind,
+                "differing": self.differing, "expected": self.expected, "actual": self.actual,
+                "location": self.location}
+
+
+@dataclass(frozen=True)
+class Diff:
+    """All differences of one answer: the first `MAX_RUNS` runs in full, counts for every run."""
+
+    runs: tuple[Run, ...]
+    total_runs: int
+    bytes_by_class: Mapping[str, int]
+    runs_by_class: Mapping[str, int]
+
+    @property
+    def differing_bytes(self) -> int:
+        return sum(self.bytes_by_class.values())
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """The classes present, in CLASSES order."""
+        return tuple(kind for kind in CLASSES if self.runs_by_class.get(kind))
+
+    def __bool__(self) -> bool:
+        return self.total_runs > 0
+
+    def to_json(self) -> dict:
+        return {"differing_bytes": self.differing_bytes, "total_runs": self.total_runs,
+                "bytes_by_class": dict(self.bytes_by_class), "runs_by_class": dict(self.runs_by_class),
+                "runs": [run.to_json() for run in self.runs], "truncated": len(self.runs) < self.total_runs}
+
+
+def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], actual: Mapping[str, Region],
+                explanation: Any = None, *, max_runs: int = MAX_RUNS) -> Diff:
+    """Compare `actual` with `expected`, classing each run with the pre-call image `before` and the bytes the
+    call writes (`explanation`, a reference.explain.Explanation; without it every difference counts as
+    written-outside). The three images must have the same regions at the same addresses and sizes."""
+    if set(expected) != set(actual) or set(expected) != set(before):
+        raise ValueError(f"region names differ: before {sorted(before)}, expected {sorted(expected)}, "
+                         f"actual {sorted(actual)}")
+    runs: list[Run] = []
+    total = 0
+    byte_counts = np.zeros(len(CLASSES), dtype=np.int64)
+    run_counts = np.zeros(len(CLASSES), dtype=np.int64)
+    for name in sorted(expected):
+        regions = (before[name], expected[name], actual[name])
+        if len({(r.address, len(r.data)) for r in regions}) != 1:
+            raise ValueError(f"region {name!r} differs in address or size: "
+                             + ", ".join(f"[{r.address}, {r.end})" for r in regions))
+        address = regions[0].address
+        old, want, got = (np.frombuffer(r.data, dtype=np.uint8) for r in regions)
+        offsets = None
+        written = np.zeros(want.size, dtype=bool)
+        if explanation is not None and explanation.dst_memory == name:
+            offsets = explanation.dst_addresses - address
+            offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
+            written[offsets.ravel()] = True
+        classes = classify(old, want, got, offsets)
+        starts, stops, kinds = _runs(classes, written)
+        differs = want != got
+        differing = np.concatenate([[0], np.cumsum(differs)])
+        total += starts.size
+        byte_counts += np.bincount(classes[differs], minlength=len(CLASSES))
+        run_counts += np.bincount(kinds, minlength=len(CLASSES))
+        for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
+            location = explanation.locate(address + start, name) if explanation is not None else ""
+            runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
+                            _hex(got[start:stop]), location, int(differing[stop] - differing[start])))
+    return Diff(tuple(runs), total,
+                MappingProxyType({k: int(n) for k, n in zip(CLASSES, byte_counts) if n}),
+                MappingProxyType({k: int(n) for k, n in zip(CLASSES, run_counts) if n}))
+
+
+def diff_results(case: Case | dict, expected: dict, actual: dict, explanation: Any = None,
+                 *, max_runs: int = MAX_RUNS) -> Diff:
+    """diff_memory on the JSON shapes: a case v1 and two "ok" results v1. The explanation is computed from
+    the case when not given (reference.explain; None for a case the reference does not answer "ok")."""
+    if not isinstance(case, Case):
+        case = Case.from_json(case)
+    if explanation is None:
+
+        explanation = explain(case)
+    return diff_memory(case.memory, decode_memory("expected.memory", expected["memory"]),
+                       decode_memory("actual.memory", actual["memory"]), explanation, max_runs=max_runs)
+
+
+def classify(before: np.ndarray, expected: np.ndarray, actual: np.ndarray, written: np.ndarray | None) -> np.ndarray:
+    """The class index of every byte of one region (-1 where actual equals expected).
+
+    `written` holds the region offsets of the bytes the call writes, one row per destination element.
+    """
+    differs = expected != actual
+    classes = np.where(differs, OUTSIDE, -1).astype(np.int8)
+    if written is None or written.size == 0:
+        return classes
+    element_differs = differs[written].any(axis=1)
+    if not element_differs.any():
+        return classes
+    want, got = expected[written], actual[written]
+    kinds = np.where((got == before[written]).all(axis=1), UNWRITTEN, WRONG).astype(np.int8)
+    if _same_multiset(want, got):
+        kinds[:] = PERMUTED
+    else:
+        kinds[_permuted_runs(written, element_differs, want, got)] = PERMUTED
+    rows = written[element_differs]
+    classes[rows] = kinds[element_differs][:, None]
+    return classes
+
+
+def _keys(*elements: np.ndarray) -> list[np.ndarray]:
+    """One integer per element (row of bytes), equal exactly when the bytes are equal."""
+    size = elements[0].shape[1]
+    if size in (1, 2, 4, 8):
+        return [np.ascontiguousarray(e).view(f"<u{size}").ravel() for e in elements]
+    _, inverse = np.unique(np.concatenate(elements), axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    bounds = np.cumsum([0] + [len(e) for e in elements])
+    return [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def _same_multiset(want: np.ndarray, got: np.ndarray) -> bool:
+    a, b = _keys(want, got)
+    return bool(np.array_equal(np.sort(a), np.sort(b)))
+
+
+def _permuted_runs(written: np.ndarray, differs: np.ndarray, want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    """Mask of elements lying in a contiguous run of differing written elements whose actual values are a
+    permutation of the expected ones."""
+    index = np.flatnonzero(differs)
+    index = index[np.argsort(written[index, 0], kind="stable")]
+    starts = written[index, 0]
+    ends = written[index, -1] + 1
+    run = np.concatenate([[0], np.cumsum(starts[1:] != ends[:-1])])
+    a, b = _keys(want[index], got[index])
+    a_sorted, b_sorted = a[np.lexsort((a, run))], b[np.lexsort((b, run))]
+    mismatched = np.bincount(run, weights=(a_sorted != b_sorted), minlength=run[-1] + 1 if run.size else 0)
+    sizes = np.bincount(run)
+    good_runs = (mismatched == 0) & (sizes > 1)
+    mask = np.zeros(len(written), dtype=bool)
+    mask[index[good_runs[run]]] = True
+    return mask
+
+
+def _runs(classes: np.ndarray, written: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Runs of one class >= 0 (region offsets start, stop and the class of each), bridged over at most
+    BRIDGE_BYTES matching bytes when both sides have the same class and `written` is constant across."""
+    index = np.flatnonzero(classes >= 0)
+    if index.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    breaks = np.flatnonzero((np.diff(index) != 1) | (np.diff(classes[index]) != 0)) + 1
+    first = np.concatenate([[0], breaks])
+    last = np.concatenate([breaks - 1, [index.size - 1]])
+    starts, stops, kinds = index[first], index[last] + 1, classes[index[first]].astype(np.int64)
+    if starts.size > 1:
+        prefix = np.concatenate([[0], np.cumsum(written)])
+        low, high = stops[:-1] - 1, starts[1:] + 1       # last byte before the gap .. first byte after
+        marked = prefix[high] - prefix[low]
+        uniform = (marked == 0) | (marked == high - low)
+        bridge = (starts[1:] - stops[:-1] <= BRIDGE_BYTES) & (kinds[1:] == kinds[:-1]) & uniform
+        starts, kinds = starts[np.concatenate([[True], ~bridge])], kinds[np.concatenate([[True], ~bridge])]
+        stops = stops[np.concatenate([~bridge, [True]])]
+    return starts, stops, kinds
+
+
+def _hex(data: np.ndarray) -> str:
+    text = data[:SHOW_BYTES].tobytes().hex(" ")
+    return text + " …" if data.size > SHOW_BYTES else text
+
+
+def format_diff(diff: Diff | dict, limit: int = RENDER_RUNS) -> str:
+    """A compact human rendering: a summary line, then at most `limit` runs, then "… N more"."""
+    data = diff.to_json() if isinstance(diff, Diff) else diff
+    if not data["total_runs"]:
+        return "memory matches"
+    summary = ", ".join(f"{data['runs_by_class'][kind]} {kind} ({data['bytes_by_class'][kind]} B)"
+                        for kind in CLASSES if kind in data["runs_by_class"])
+    lines = [f"{_count(data['differing_bytes'], 'differing byte')} in {_count(data['total_runs'], 'run')}: {summary}"]
+    for run in data["runs"][:limit]:
+        where = f" at {run['location']}" if run["location"] else ""
+        length = run["stop"] - run["start"]
+        partly = f" ({run['differing']} differ)" if run.get("differing", length) != length else ""
+        lines.append(f"  {run['region']} [{run['start']}, {run['stop']}) {length} B{partly} "
+                     f"{run['class']}{where}: expected {run['expected']} | actual {run['actual']}")
+    more = data["total_runs"] - min(limit, len(data["runs"]))
+    if more > 0:
+        lines.append(f"  … {more} more")
+    return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -1,0 +1,164 @@
+"""Judging one answer of a target against the reference's expected result.
+
+`judge(case, expected, answer, hello)` gives a `Verdict`: pass, fail (with a structured memory diff),
+missed-reject, false-reject, error, timeout, crashed, or disputed (the expected outcome depends on a
+disputed or vendor-only rule; `matches_default` says whether the target behaved as the default reading).
+"not-supported" and "waived" are outcomes the runner assigns without calling judge.
+
+An answer that is not a result at all (timeout, crash, malformed answer, or the target's own
+``{"status": "error"}``) keeps its own outcome even on a disputed case: no reading of any rule makes a
+crash or a hang the documented behaviour, so it is never filed away as "disputed".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.case import decode_base64
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.judge.diff import diff_results, format_diff
+from ascendc_conformance.spec.loader import load_spec
+
+STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: Outcome
+    message: str
+    expected: dict
+    actual: dict | None = None
+    diff: dict | None = None
+    depends_on: tuple[str, ...] = ()
+    matches_default: bool | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.SKIPPED:
+            raise ValueError(f"not a case outcome: {self.outcome!r}")
+
+    @property
+    def is_failure(self) -> bool:
+        """The target failed the case (a disputed, waived or unsupported case is never a failure)."""
+        return self.outcome.is_failure
+
+    def to_json(self) -> dict:
+        data: dict[str, Any] = {"outcome": self.outcome.value, "message": self.message, "expected": self.expected,
+                                "actual": self.actual, "diff": self.diff, "depends_on": list(self.depends_on)}
+        if self.matches_default is not None:
+            data["matches_default"] = self.matches_default
+        return data
+
+    def describe(self) -> str:
+        """The outcome, the message and, when there is one, the rendered diff."""
+        text = f"{self.outcome}: {self.message}"
+        return f"{text}\n{format_diff(self.diff)}" if self.diff else text
+
+
+def judge(case: dict, expected: dict, answer: Answer, hello: Hello) -> Verdict:
+    """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result.
+
+    Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
+    which the suite never generates, and an expected rejection put to a target that does not validate.
+    """
+    status = expected.get("status")
+    if status == "unspecified":
+        raise ValueError("the reference leaves this case unspecified (rules "
+                         f"{', '.join(expected.get('rules', ()))}); such cases are never generated or judged")
+    if status not in ("ok", "rejected"):
+        raise ValueError(f"the reference answered {status!r} for this case ({expected.get('message', '')}); "
+                         "only cases expected ok or rejected can be judged")
+    if status == "rejected" and not hello.validates:
+        raise ValueError(f"target {hello.name!r} does not validate (hello validates: false); "
+                         "skip cases whose expected outcome is a rejection")
+    depends = tuple(expected.get("depends_on", ()))
+    if answer.kind is not AnswerKind.RESULT:
+        return Verdict(answer.kind.outcome, _answer_message(answer), expected, None, None, depends)
+    actual = answer.result or {}
+    if actual.get("status") == "error":
+        message = actual.get("message") or "(no message)"
+        return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None, depends)
+    outcome, message, diff = _default_reading(case, expected, actual)
+    if not depends:
+        return Verdict(outcome, message, expected, actual, diff)
+    agrees = outcome is Outcome.PASS
+    return Verdict(Outcome.DISPUTED, f"{_disputed(depends)}; under the default reading the target "
+                               f"{'passes' if agrees else 'does not pass'} ({outcome}: {message})",
+                   expected, actual, diff, depends, agrees)
+
+
+def _default_reading(case: dict, expected: dict, actual: dict) -> tuple[Outcome, str, dict | None]:
+    """(outcome, message, diff) under the suite's default reading, disputes aside."""
+    got = actual.get("status")
+    if expected["status"] == "ok":
+        if got == "ok":
+            if _same_memory(expected["memory"], actual["memory"]):
+                return Outcome.PASS, "memory matches the reference", None
+            diff = diff_results(case, expected, actual)
+            first = diff.runs[0]
+            where = f" at {first.location}" if first.location else ""
+            return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
+                            f"({', '.join(diff.classes)}); first: {first.region} [{first.start}, {first.stop}) "
+                            f"{first.kind}{where}"), diff.to_json()
+        if got == "rejected":
+            return Outcome.FALSE_REJECT, (f"the target rejected a legal call, citing {_list(actual.get('rules'))}"
+                                    f"{_quoted(actual.get('message'))}"), None
+        return Outcome.FAIL, (f"the target answered {got!r} for a legal call, citing {_list(actual.get('rules'))}"
+                        f"{_quoted(actual.get('message'))}"), None
+    ours = tuple(expected.get("rules", ()))
+    if got == "rejected":
+        named = tuple(actual.get("rules", ()))
+        if not named:
+            return Outcome.PASS, f"rejected as expected (the target named no rule; the suite's: {_list(ours)})", None
+        common = [rule for rule in named if rule in ours]
+        if common:
+            return Outcome.PASS, f"rejected as expected, citing {_list(common)}", None
+        return Outcome.PASS, (f"rejected as expected, but the target cited {_list(named)}, none of the suite's rules "
+                        f"({_list(ours)})"), None
+    return Outcome.MISSED_REJECT, (f"the target answered {got!r} for an illegal call; it breaks "
+                             + "; ".join(_describe(rule) for rule in ours)
+                             + _quoted(expected.get("message"), "reference")), None
+
+
+def _same_memory(expected: dict, actual: dict) -> bool:
+    """Same regions, addresses and bytes (equal base64 texts are equal bytes; other texts are decoded)."""
+    if set(expected) != set(actual):
+        return False
+    return all(expected[name]["address"] == actual[name]["address"]
+               and (expected[name]["data"] == actual[name]["data"]
+                    or decode_base64(expected[name]["data"]) == decode_base64(actual[name]["data"]))
+               for name in expected)
+
+
+def _answer_message(answer: Answer) -> str:
+    message = f"{answer.kind.value}: {answer.message or '(no message)'}"
+    if answer.stderr_tail:
+        tail = answer.stderr_tail[-STDERR_CHARS:]
+        message += f"\nstderr tail:\n{tail}"
+    return message
+
+
+def _disputed(depends: tuple[str, ...]) -> str:
+    return "the expected outcome depends on " + "; ".join(_describe(rule, dispute=True) for rule in depends)
+
+
+def _describe(rule_id: str, dispute: bool = False) -> str:
+    """'<id> (<description>)', with the dispute point when asked, from the spec; the bare id if unknown."""
+    try:
+        rule = load_spec().rule(rule_id)
+    except Exception:  # an unknown id or an unloadable spec must not hide the verdict
+        return rule_id
+    point = f"{rule.dispute}, " if dispute and rule.dispute else ""
+    return f"{rule_id} ({point}{rule.status}: {rule.description})" if dispute else f"{rule_id} ({rule.description})"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _list(rules: Any) -> str:
+    return ", ".join(rules) if rules else "no rule"
+
+
+def _quoted(message: Any, who: str = "target") -> str:
+    return f' ({who} says: "{message}")' if message else ""

@@ -1,0 +1,158 @@
+"""The conformance run inside pytest: profiles, header, the suite's parameters, sharding, test records.
+
+Activated by the entry point (ascendc_conformance.plugin) when `--ascendc-target` is given: `activate` adds
+the conformance suite (runner/suite) to the collection and registers this module's hooks; `ascendc-conformance
+run` wraps exactly this. Each test's record is attached to
+its teardown report here, in whichever process ran it; the controlling process's RunRecorder
+(ascendc_conformance.runner.recorder) writes results, progress and reports from those reports.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import zlib
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+import ascendc_conformance
+from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, ReportWriter, RunRecorder
+from ascendc_conformance.runner.session import CheckRecord, RunSession, RunSettings, param_id
+
+SUITE_DIR = Path(__file__).resolve().parent / "suite"
+SESSION_KEY = pytest.StashKey[RunSession]()
+RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
+
+
+def _register_profiles() -> None:
+    for name, examples in PROFILES.items():
+        settings.register_profile(
+            f"ascendc-{name}", max_examples=examples, deadline=None, database=None, print_blob=False,
+            # no explain phase: the lines it would point at are the suite's own, not the target's
+            phases=[phase for phase in Phase if phase != Phase.explain],
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,
+                                   HealthCheck.function_scoped_fixture, HealthCheck.large_base_example])
+
+
+_register_profiles()
+
+
+def _settings(config: pytest.Config) -> RunSettings:
+    report = config.getoption("ascendc_report")
+    waivers = config.getoption("ascendc_waivers")
+    return RunSettings(target=config.getoption("ascendc_target"),
+                       products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
+                       profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
+                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
+                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
+    """Start the run of `--ascendc-target` and register this module's hooks for it.
+
+    `write_reports(directory)` writes the reports from results.jsonl at the end of the run; the reports layer
+    sits above the runner, so the entry point passes it in.
+    """
+    session = RunSession(_settings(config))
+    config.stash[SESSION_KEY] = session
+    if not _is_worker(config):
+        config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
+    settings.load_profile(f"ascendc-{session.settings.profile}")
+    if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
+        config.args.append(str(SUITE_DIR))
+    config.pluginmanager.register(sys.modules[__name__], "ascendc-run")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return []
+    hello = session.target.hello
+    return [f"ascendc-conformance {ascendc_conformance.__version__}: target {session.settings.target} "
+            f"(hello: name={hello.name} validates={hello.validates} products={_names(hello.products)} "
+            f"apis={_names(hello.apis)})",
+            f"spec {session.spec.digest}; profile {session.settings.profile} "
+            f"({PROFILES[session.settings.profile]} cases per test); seed {_seed(config)}; "
+            f"products {_names(session.products)}; apis {_names(session.apis)}"]
+
+
+def _names(names) -> str:
+    return ",".join(names) if names else "all"
+
+
+def _seed(config: pytest.Config):
+    return config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    session = metafunc.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return
+    for fixture, items in (("ascendc_path", session.paths), ("ascendc_fault", session.faults),
+                           ("ascendc_boundary", session.boundaries)):
+        if fixture in metafunc.fixturenames:
+            metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shard = config.getoption("ascendc_shard", None)
+    if not shard or SESSION_KEY not in config.stash:
+        return
+    index, count = _parse_shard(shard)
+    keep, drop = [], []
+    for item in items:
+        (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+
+
+def _parse_shard(text: str) -> tuple[int, int]:
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise pytest.UsageError(f"--ascendc-shard {text!r}: expected I/N, e.g. 1/4") from None
+    if not 1 <= index <= count:
+        raise pytest.UsageError(f"--ascendc-shard {text!r}: I must lie in 1..N")
+    return index, count
+
+
+@pytest.fixture
+def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
+    session = request.config.stash.get(SESSION_KEY, None)
+    if session is None:
+        pytest.skip("no --ascendc-target given")
+    return session
+
+
+@pytest.fixture
+def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> Iterator[CheckRecord]:
+    """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
+    to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
+    record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
+    yield record
+    request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    if call.when == "call" and report.failed and call.excinfo is not None:
+        record = getattr(item, "funcargs", {}).get("ascendc_record")
+        if record is not None and record.failure is None:   # not the target's failure: the suite could not judge
+            record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
+    if call.when == "teardown" and RECORD_KEY in item.stash:
+        setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
+    return report

@@ -1,0 +1,160 @@
+"""The controlling process's side of a conformance run (never an xdist worker's): results, progress, waivers.
+
+Each conformance test's record travels on its teardown report (attribute `ascendc_record`, set by the plugin
+in the process that ran the test; xdist carries report attributes to the controller). The recorder, which the
+plugin registers only in the controlling process, writes the run record of results.jsonl when the session
+starts, each test record as its report arrives (so a killed run keeps every finished test), and the end record
+and the reports when the session ends. On the way it shows progress, collects the waivers that matched (on
+any worker) and records a test whose xdist worker died as "crashed", so that no test goes unrecorded.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import platform
+import shlex
+from pathlib import Path
+from typing import Callable, Mapping
+
+import pytest
+
+import ascendc_conformance
+from ascendc_conformance.format import results
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.runner.progress import Progress
+from ascendc_conformance.format.results import TestRecord
+from ascendc_conformance.runner.session import RunSession
+
+RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
+ReportWriter = Callable[[Path], Mapping[str, Path]]   # report dir -> {format: file written}
+XDIST_CRASH_PHASE = "???"             # the `when` of the report xdist makes for a test whose worker died
+
+
+class RunRecorder:
+    def __init__(self, config: pytest.Config, run: RunSession, write_reports: ReportWriter):
+        self.config, self.run, self.write_reports = config, run, write_reports
+        self.matched_waivers: list[dict] = []
+        self.progress: Progress | None = None
+
+    # --- start ------------------------------------------------------------------------------------------------
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.progress = self._make_progress()
+        settings = self.run.settings
+        if settings.report_dir is None:
+            return
+        seed = self.config.getoption("hypothesis_seed", None)
+        results.append(settings.report_dir, {
+            "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
+            "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": settings.profile,
+            "seed": seed, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "shard": self.config.getoption("ascendc_shard", None),
+            "workers": getattr(self.config.option, "numprocesses", None) or 1,
+            "machine": {"node": platform.node(), "python": platform.python_version(),
+                        "platform": platform.platform()},
+            "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed)})
+
+    def _command(self, seed: int | None) -> str:
+        """The `run` command line that repeats this run's selection (with its seed)."""
+        settings = self.run.settings
+        words = ["ascendc-conformance", "run", "--target", settings.target, "--profile", settings.profile]
+        words += [word for product in settings.products for word in ("--product", product)]
+        words += [word for api in settings.apis for word in ("--api", api)]
+        if seed is not None:
+            words += ["--seed", str(seed)]
+        shard = self.config.getoption("ascendc_shard", None)
+        if shard:
+            words += ["--shard", shard]
+        return shlex.join(words)
+
+    def _make_progress(self) -> Progress | None:
+        mode = self.config.getoption("ascendc_progress")
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if mode == "off" or terminal is None:
+            return None
+        if not (mode == "live" or (mode == "auto" and terminal.isatty())):
+            return Progress(terminal.write_line)
+
+        def live(text: str, keep: bool) -> None:
+            terminal.rewrite(text, erase=True)
+            if keep:
+                terminal.write("\n")
+        return Progress(terminal.write_line, live)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.items:   # under xdist the controller collects nothing: the workers say what they collected
+            self._plan(item.nodeid for item in session.items)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+        if self.progress is not None and not self.progress.total:
+            self._plan(ids)
+
+    def _plan(self, node_ids) -> None:
+        if self.progress is None:
+            return
+        planned = self.run.planned
+        names = (node_id.rsplit("::", 1)[-1] for node_id in node_ids)
+        self.progress.plan({name: planned[name][1].get("api") for name in names if name in planned})
+
+    # --- while tests run ----------------------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
+        """With progress shown and no -v, conformance tests print no dots: the progress line says it all
+        (the words stay, for the short summary at the end)."""
+        if self.progress is None or config.get_verbosity() > 0 or not self._is_conformance(report.nodeid):
+            return None
+        if report.passed and report.when != "call":
+            return "", "", ""
+        if report.failed and report.when != "call":
+            return "error", "", "ERROR"
+        return report.outcome, "", report.outcome.upper()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        text = getattr(report, RECORD_ATTRIBUTE, None)
+        if text is not None:
+            self._recorded(TestRecord.from_json(json.loads(text), report.nodeid))
+        elif report.when == XDIST_CRASH_PHASE and report.failed and self._is_conformance(report.nodeid):
+            name = report.nodeid.rsplit("::", 1)[-1]
+            kind, subject = self.run.planned[name]
+            self._recorded(TestRecord(test_id=name, kind=kind, verdict=Outcome.CRASHED, **subject,
+                                      message=f"{report.longrepr} (the process running the target died: "
+                                              "every case of this test is lost; xdist started a new worker)"))
+
+    def _is_conformance(self, node_id: str) -> bool:
+        return node_id.rsplit("::", 1)[-1] in self.run.planned
+
+    def _recorded(self, record: TestRecord) -> None:
+        if self.run.settings.report_dir is not None:
+            results.append(self.run.settings.report_dir, record.to_json())
+        if record.waiver is not None:
+            self.matched_waivers.append(results.thaw(record.waiver))
+        if self.progress is not None:
+            self.progress.record(record)
+
+    # --- end ------------------------------------------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.progress is not None:
+            self.progress.finish()
+        for waiver in self.run.waivers:
+            if waiver.to_json() not in self.matched_waivers:
+                self.config.issue_config_time_warning(pytest.PytestWarning(
+                    f"waiver matched nothing: {waiver.rule or waiver.test} ({waiver.reason}; {waiver.link})"),
+                    stacklevel=2)
+        report_dir = self.run.settings.report_dir
+        if report_dir is None:
+            return
+        results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
+        try:
+            written = self.write_reports(report_dir)
+        except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
+            print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report {report_dir}`")
+        else:
+            print(f"\nreports: {', '.join(str(path) for path in written.values())}")
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,186 @@
+"""Every buggy target of tests/fixtures/buggy/targets.py earns its verdict on a hand-picked case where the bug shows,
+passes a case where it does not, and a few do the same served over exec (tests/fixtures/buggy/exec_buggy.py)."""
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ascendc_conformance import reference
+from ascendc_conformance.targets import Target, open_target
+from ascendc_conformance.judge.verdict import Verdict, judge
+from tests.fixtures.buggy import targets as buggy
+from tests.helpers.casebuild import make_case, sentinel
+
+ROOT = Path(__file__).resolve().parents[2]
+EXEC_BUGGY = ROOT / "tests" / "fixtures" / "buggy" / "exec_buggy.py"
+
+
+def halves(first: int, last: int) -> bytes:
+    return np.arange(first, last + 1, dtype="<f2").tobytes()
+
+
+LOADDATA = {"startIndex": 0, "repeatTimes": 2, "srcStride": 1, "sid": 0, "dstGap": 0, "ifTranspose": False,
+            "addrMode": 0}
+
+CASES = {
+    # DataCopy GM -> VECIN half, two bursts with a source and a destination gap.
+    "multi-burst": make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
+                             {"blockCount": 2, "blockLen": 8, "srcGap": 1, "dstGap": 1},
+                             {"GM": sentinel(64, 1) + halves(1, 272) + sentinel(64, 2), "UB": sentinel(1024, 3)}),
+    # The same call in one burst: no gap, no second burst.
+    "one-burst": make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
+                           {"blockCount": 1, "blockLen": 8, "srcGap": 1, "dstGap": 1},
+                           {"GM": sentinel(64, 1) + halves(1, 272) + sentinel(64, 2), "UB": sentinel(1024, 3)}),
+    "transpose": make_case("LoadData2D", "atlas-a2", ("A1", "half", 0), ("A2", "half", 0),
+                           {**LOADDATA, "ifTranspose": True},
+                           {"L1": halves(1, 512) + sentinel(64, 4), "L0A": sentinel(1536, 5)}),
+    "training-gap": make_case("LoadData2D", "atlas-training", ("A1", "half", 0), ("A2", "half", 0),
+                              {**LOADDATA, "dstGap": 1},
+                              {"L1": halves(1, 512) + sentinel(64, 4), "L0A": sentinel(2048, 5)}),
+    "inference-gap": make_case("LoadData2D", "atlas-inference-aicore", ("A1", "half", 0), ("A2", "half", 0),
+                               {**LOADDATA, "dstGap": 1},
+                               {"L1": halves(1, 512) + sentinel(64, 4), "L0A": sentinel(2048, 5)}),
+    "nz2nd-strided": make_case("DataCopyNz2Nd", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 0),
+                               {"ndNum": 1, "nValue": 4, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 8,
+                                "dstDStride": 32, "dstNdMatrixStride": 1},
+                               {"UB": halves(1, 256) + sentinel(64, 6), "GM": sentinel(512, 7)}),
+    "nz2nd-packed": make_case("DataCopyNz2Nd", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 0),
+                              {"ndNum": 1, "nValue": 4, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 4,
+                               "dstDStride": 32, "dstNdMatrixStride": 1},
+                              {"UB": halves(1, 256) + sentinel(64, 6), "GM": sentinel(512, 7)}),
+    # E3: float, dimValue 2, source slices 7 elements apart.
+    "slice-strided": make_case(
+        "DataCopySlice", "atlas-a2", ("GM", "float", 64), ("VECIN", "float", 64),
+        {"dimValue": 2,
+         "dstSliceInfo": [{"startIndex": 0, "endIndex": 47, "stride": 0, "burstLen": 3, "shapeValue": 48},
+                          {"startIndex": 0, "endIndex": 1, "stride": 0, "burstLen": 1, "shapeValue": 2}],
+         "srcSliceInfo": [{"startIndex": 16, "endIndex": 70, "stride": 7, "burstLen": 3, "shapeValue": 87},
+                          {"startIndex": 0, "endIndex": 2, "stride": 1, "burstLen": 1, "shapeValue": 3}]},
+        {"GM": sentinel(64, 6) + np.arange(1, 262, dtype="<f4").tobytes() + sentinel(60, 7), "UB": sentinel(512, 8)}),
+    "count-ragged": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 20},
+                              {"GM": halves(1, 64), "UB": sentinel(256, 9)}),
+    "count-whole": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 32},
+                             {"GM": halves(1, 64), "UB": sentinel(256, 9)}),
+    "half-to-float": make_case("DataCopy", "atlas-a2", ("C1", "half", 0), ("C2", "float", 0),
+                               {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                               {"L1": halves(1, 128), "BT": sentinel(256, 10)}),
+    # dst at UB 16 breaks DataCopy-dst-align-local (documented, no dispute).
+    "illegal": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
+                         {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                         {"GM": halves(1, 64), "UB": sentinel(256, 9)}),
+}
+
+# bug class -> (case where the bug shows, case where it must not)
+CATALOGUE = {
+    buggy.DataCopyDstGapInElements: ("multi-burst", "one-burst"),
+    buggy.DataCopyDstGapIgnored: ("multi-burst", "one-burst"),
+    buggy.DataCopySrcGapIgnored: ("multi-burst", "one-burst"),
+    buggy.DataCopyBlockCountOffByOne: ("multi-burst", "one-burst"),
+    buggy.LoadDataTransposeMissing: ("transpose", "inference-gap"),
+    buggy.LoadDataDstGapOnTraining: ("training-gap", "inference-gap"),
+    buggy.Nz2NdSrcNStrideIgnored: ("nz2nd-strided", "nz2nd-packed"),
+    buggy.SliceStrideIgnored: ("slice-strided", "count-whole"),
+    buggy.CountRoundedUp: ("count-ragged", "count-whole"),
+    buggy.HalfToFloatRaw: ("half-to-float", "multi-burst"),
+    buggy.StrayWrite: ("multi-burst", "illegal"),
+    buggy.AcceptsEverything: ("illegal", "multi-burst"),
+    buggy.RejectsMultiBurst: ("multi-burst", "one-burst"),
+    buggy.WritesNothing: ("multi-burst", "illegal"),
+}
+
+EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
+
+
+def verdict_of(target: Target, case: dict) -> Verdict:
+    return judge(case, reference.expect(case), target.execute(case), target.hello)
+
+
+def assert_earned(bug: type, verdict: Verdict) -> None:
+    assert verdict.outcome == bug.VERDICT, verdict.describe()
+    if bug.VERDICT == "disputed":
+        assert verdict.matches_default is False, verdict.describe()
+    if bug.DIFF_CLASS is not None:
+        assert bug.DIFF_CLASS in verdict.diff["runs_by_class"], verdict.describe()
+
+
+def test_the_catalogue_is_complete() -> None:
+    assert set(CATALOGUE) == set(buggy.CATALOGUE) and len(CATALOGUE) >= 12
+    for bug in buggy.CATALOGUE:
+        assert "verdict" in (bug.__doc__ or "").lower(), bug.__name__
+        assert bug.VERDICT in ("fail", "missed-reject", "false-reject", "disputed")
+        assert (bug.DIFF_CLASS is not None) == (bug.VERDICT in ("fail", "disputed")), bug.__name__
+
+
+@pytest.mark.parametrize("bug", list(CATALOGUE), ids=lambda bug: bug.__name__)
+def test_bug_is_caught(bug: type) -> None:
+    shows, hides = CATALOGUE[bug]
+    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
+        assert target.hello.validates
+        assert_earned(bug, verdict_of(target, CASES[shows]))
+        quiet = verdict_of(target, CASES[hides])
+        assert quiet.outcome in ("pass", "disputed") and quiet.matches_default in (None, True), quiet.describe()
+
+
+@pytest.mark.parametrize("name", EXEC_BUGS)
+def test_bug_is_caught_over_exec(name: str) -> None:
+    bug = getattr(buggy, name)
+    spec = "exec:" + shlex.join([sys.executable, str(EXEC_BUGGY), name])
+    with open_target(spec, timeout=30) as target:
+        assert target.hello.name == f"buggy-{name}"
+        assert_earned(bug, verdict_of(target, CASES[CATALOGUE[bug][0]]))
+        assert verdict_of(target, CASES[CATALOGUE[bug][1]]).outcome == "pass"
+
+
+# Where the conformance suite itself must catch each bug under the ci profile: (product, API, -k expression).
+SUITE_SELECTION = {
+    buggy.DataCopyDstGapInElements: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopyDstGapIgnored: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopySrcGapIgnored: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.DataCopyBlockCountOffByOne: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.LoadDataTransposeMissing: ("atlas-a2", "LoadData2D", "test_legal"),
+    buggy.LoadDataDstGapOnTraining: ("atlas-training", "LoadData2D", "test_legal"),
+    buggy.Nz2NdSrcNStrideIgnored: ("atlas-a2", "DataCopyNz2Nd", "test_legal"),
+    buggy.SliceStrideIgnored: ("atlas-a2", "DataCopySlice", "test_legal"),
+    buggy.CountRoundedUp: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.HalfToFloatRaw: ("atlas-a2", "DataCopy", "test_legal and C2 and float"),
+    buggy.StrayWrite: ("atlas-a2", "LoadData2D", "test_legal"),
+    buggy.AcceptsEverything: ("atlas-a2", "DataCopyNz2Nd", "test_illegal"),
+    buggy.RejectsMultiBurst: ("atlas-a2", "DataCopy", "test_legal"),
+    buggy.WritesNothing: ("atlas-a2", "DataCopyNz2Nd", "test_legal"),
+}
+
+
+def suite_target(bug: type) -> str:
+    """The exec twin for the bugs of EXEC_BUGS, the in-process object for the others."""
+    if bug.__name__ in EXEC_BUGS:
+        return "exec:" + shlex.join([sys.executable, str(EXEC_BUGGY), bug.__name__])
+    return f"python:tests.fixtures.buggy.targets:{bug.__name__}"
+
+
+@pytest.mark.parametrize("bug", list(SUITE_SELECTION), ids=lambda bug: bug.__name__)
+def test_the_ci_profile_catches_the_bug(bug: type, tmp_path: Path) -> None:
+    """`run --profile ci` against the buggy target earns the bug's verdict (stopping at the first failing
+    test); a disputed bug is recorded as differing from the default reading and does not fail the run."""
+    assert set(SUITE_SELECTION) == set(buggy.CATALOGUE)
+    product, api, keyword = SUITE_SELECTION[bug]
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", suite_target(bug),
+                           "--product", product, "--api", api, "-k", keyword, "--profile", "ci", "--seed", "7",
+                           "--shrink-seconds", "1", "-x", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    earned = [r for r in records if r["record"] == "test" and r["verdict"] == bug.VERDICT]
+    assert earned, done.stdout[-3000:]
+    if bug.VERDICT == "disputed":
+        assert done.returncode == 0, done.stdout[-3000:]
+        assert any(seen["differs"] for record in earned for seen in record["disputed"].values())
+    else:
+        assert done.returncode == 1
+        assert earned[0]["replay_command"] and "replay: ascendc-conformance replay" in done.stdout
+    if bug.DIFF_CLASS is not None and bug.VERDICT != "disputed":
+        assert bug.DIFF_CLASS in earned[0]["diff"]["runs_by_class"], earned[0]["message"]

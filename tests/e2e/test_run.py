@@ -1,0 +1,168 @@
+"""End to end: `ascendc-conformance run` against the reference passes, against a buggy exec target fails
+with a diff and a replay file, and `replay` reproduces the failure; the reports are written."""
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascendc_conformance.runner.session import RunSession, RunSettings
+from ascendc_conformance.reports.render_json import validate_report
+from tests.helpers.html import Sections
+
+ROOT = Path(__file__).resolve().parents[2]
+SELECTION = ["--product", "atlas-a2", "--api", "LoadData2D", "--profile", "quick", "--seed", "1"]
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ascendc_conformance", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_reference_conforms_and_reports_are_written(tmp_path):
+    done = _run("run", "--target", "reference", *SELECTION, "--report", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:]
+    for name in ("results.jsonl", "report.json", "junit.xml", "report.md", "report.html"):
+        assert (tmp_path / name).is_file(), name
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert records[0]["record"] == "run" and records[-1]["record"] == "end"
+    assert {r["verdict"] for r in records if r["record"] == "test"} <= {"pass", "disputed", "skipped"}
+
+
+def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
+    """A real run against a buggy target: the failure, its diff and replay command reach stdout, the replay
+    file reproduces it, and every report holds the failure with its replay command."""
+    target = f"exec:{sys.executable} tests/fixtures/buggy/exec_buggy.py LoadDataTransposeMissing"
+    done = _run("run", "--target", target, *SELECTION, "--report", str(tmp_path), "-x")
+    assert done.returncode == 1
+    assert "permuted" in done.stdout and "replay: ascendc-conformance replay" in done.stdout
+    replays = sorted((tmp_path / "replays").glob("*.json"))
+    assert replays
+    again = _run("replay", str(replays[0]), "--target", target)
+    assert again.returncode == 1 and '"outcome": "fail"' in again.stdout
+    assert _run("replay", str(replays[0]), "--target", "reference").returncode == 0
+
+    report = json.loads((tmp_path / "report.json").read_text())
+    validate_report(report)
+    assert report["certification"]["outcome"] == "does not conform"
+    [failure] = report["failures"]
+    assert failure["verdict"] == "fail" and "permuted" in failure["message"]
+    assert failure["replay_command"].startswith("ascendc-conformance replay ") and target in failure["replay_command"]
+    html = (tmp_path / "report.html").read_text()
+    sections = Sections()
+    sections.feed(html)
+    assert {"certification", "heatmap", "failures", "rules", "disputed", "waivers", "totals", "run"} <= sections.ids
+    assert failure["test_id"] in sections.section("failures") and "ascendc-conformance replay" in sections.section("failures")
+    junit = (tmp_path / "junit.xml").read_text()
+    assert failure["test_id"].replace(">", "&gt;") in junit and "<failure" in junit
+    assert failure["test_id"] in (tmp_path / "report.md").read_text()
+
+
+def recorded_tests(report_dir: Path) -> dict[str, dict]:
+    """The test records of a run's results.jsonl, by test id (each id exactly once)."""
+    records = [json.loads(line) for line in (report_dir / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test"]
+    assert len({t["test_id"] for t in tests}) == len(tests), "a test was recorded twice"
+    return {t["test_id"]: t for t in tests}
+
+
+def planned(products: list[str], apis: list[str]) -> set[str]:
+    """Every conformance test id of a selection."""
+    return set(RunSession(RunSettings(target="reference", products=tuple(products), apis=tuple(apis))).planned)
+
+
+FAULTY = ROOT / "tests" / "fixtures" / "targets" / "fake_faulty_reference.py"
+
+
+@pytest.mark.parametrize("mode, verdict", [("exit", "crashed"), ("hang", "timeout"), ("nonjson", "error"),
+                                           ("wrong-length", "error")])
+def test_a_misbehaving_target_costs_only_the_cases_it_spoils(tmp_path, mode, verdict):
+    """A target that exits, hangs, prints non-JSON or answers a region of the wrong size on one dtype: the run
+    finishes, those tests get the verdict, and every other test keeps its own result."""
+    target = "exec:" + shlex.join([sys.executable, str(FAULTY), "--mode", mode, "--dtype", "half"])
+    done = _run("run", "--target", target, *SELECTION, "-k", "test_legal and A1", "--timeout", "1",
+                "--shrink-seconds", "1", "--report", str(tmp_path))
+    assert done.returncode == 1, done.stdout[-3000:]
+    legal = recorded_tests(tmp_path)
+    assert set(legal) == {test_id for test_id in planned(["atlas-a2"], ["LoadData2D"])
+                          if test_id.startswith("test_legal[") and "A1" in test_id}
+    spoiled = {test_id for test_id, t in legal.items() if t["src_dtype"] == "half"}
+    assert len(spoiled) == 2   # GM->A1 and A1->A2
+    assert {legal[test_id]["verdict"] for test_id in spoiled} == {verdict}
+    assert {t["verdict"] for test_id, t in legal.items() if test_id not in spoiled} == {"pass"}
+    for test_id in spoiled:
+        assert legal[test_id]["replay"] and (tmp_path / legal[test_id]["replay"]).is_file()
+    assert (tmp_path / "report.html").is_file() and f"{verdict.upper()} test_legal[" in done.stdout
+
+
+def test_waivers_under_workers(tmp_path):
+    """Under two xdist workers: a waiver for a rule turns its missed rejection into `waived`; a waiver that
+    matched nothing is warned about (the tally of used waivers comes from every worker)."""
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- rule: LoadData2D-dstGap-range\n  reason: clamps dstGap\n  link: TRACK-1\n"
+                       "- test: test_legal[atlas-a2-LoadData2D-GM->A1-half]\n  reason: stale\n  link: TRACK-2\n")
+    done = _run("run", "--target", "python:tests.fixtures.buggy.targets:AcceptsEverything", *SELECTION, "-k", "test_illegal",
+                "--waivers", str(waivers), "--workers", "2", "--report", str(tmp_path / "out"))
+    assert done.returncode == 1, done.stdout[-3000:]
+    tests = recorded_tests(tmp_path / "out")
+    assert tests["test_illegal[LoadData2D-dstGap-range:above]"]["verdict"] == "waived"
+    assert "missed-reject" in {t["verdict"] for t in tests.values()}
+    assert "waiver matched nothing: test_legal[atlas-a2-LoadData2D-GM->A1-half]" in done.stdout
+    assert "waiver matched nothing: LoadData2D-dstGap-range" not in done.stdout
+
+
+def test_a_dead_worker_is_recorded_as_crashed(tmp_path):
+    """A python target that kills its process on half cases: under xdist each such test is recorded as
+    crashed by the controlling process, xdist starts a new worker, and every other test keeps its result."""
+    done = _run("run", "--target", "python:tests.fixtures.targets.py_fakes:DiesOnHalf", *SELECTION, "-k", "test_legal",
+                "--workers", "2", "--report", str(tmp_path))
+    assert done.returncode == 1, done.stdout[-3000:]
+    tests = recorded_tests(tmp_path)
+    legal = {test_id for test_id in planned(["atlas-a2"], ["LoadData2D"]) if test_id.startswith("test_legal[")}
+    assert set(tests) == legal
+    crashed = {test_id for test_id, t in tests.items() if t["verdict"] == "crashed"}
+    assert crashed and all(tests[test_id]["src_dtype"] == "half" for test_id in crashed)
+    assert all("crashed while running" in tests[test_id]["message"] for test_id in crashed)
+    assert {t["verdict"] for test_id, t in tests.items() if t["src_dtype"] != "half"} == {"pass"}
+
+
+def test_shards_split_the_run_and_merge_back(tmp_path):
+    """--shard 1/2 and 2/2 run disjoint parts whose union is the whole selection; `report` merges them."""
+    parts = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}"
+        done = _run("run", "--target", "reference", *SELECTION, "--shard", f"{index}/2", "--report", str(out))
+        assert done.returncode == 0, done.stdout[-3000:]
+        parts.append(set(recorded_tests(out)))
+    assert parts[0] and parts[1] and not parts[0] & parts[1]
+    assert parts[0] | parts[1] == planned(["atlas-a2"], ["LoadData2D"])
+    merged = _run("report", str(tmp_path / "shard1"), str(tmp_path / "shard2"), "--out", str(tmp_path / "merged"))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    report = json.loads((tmp_path / "merged" / "report.json").read_text())
+    assert report["verdicts"]["tests"]["pass"] + report["verdicts"]["tests"].get("disputed", 0) \
+        + report["verdicts"]["tests"].get("skipped", 0) == len(parts[0] | parts[1])
+
+
+def test_progress_is_line_oriented_off_a_terminal(tmp_path):
+    """Not on a terminal: no pytest dots for conformance tests, a progress line per tenth of the run."""
+    done = _run("run", "--target", "reference", *SELECTION)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("[ascendc]")]
+    assert len(lines) >= 5 and lines[-1].startswith("[ascendc] done: 100% ")
+    assert "LoadData2D" in lines[-1] and "0 failing" in lines[-1]
+    assert not any(set(line) <= set(".s") and line for line in done.stdout.splitlines())
+
+
+def test_plugin_works_from_any_directory(tmp_path):
+    """Installed, `pytest --ascendc-target=reference` runs the suite from a directory that knows nothing of
+    the project, with the target's hello, spec hash, profile and seed in the header."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-product=910B",
+                           "--ascendc-api=DataCopyNz2Nd", "--ascendc-profile=quick", "--hypothesis-seed=3",
+                           "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "target reference (hello: name=reference validates=True" in done.stdout
+    assert "profile quick (3 cases per test); seed 3" in done.stdout and "spec " in done.stdout
+    assert "[ascendc] done: 100%" in done.stdout

@@ -1,0 +1,428 @@
+"""Tests of the target adapters (ascendc_conformance.targets) against small fake targets.
+
+The fake exec targets live in tests/fixtures/targets/ and are run with this
+interpreter; timeouts are kept short so the file runs in a few seconds.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascendc_conformance.format.errors import ConformanceError, TargetSpecError, TargetStartError
+from ascendc_conformance.format.answer import AnswerKind
+from ascendc_conformance.targets import Answer, Target, open_target
+from ascendc_conformance.targets.base import validate_result
+from ascendc_conformance.targets.exec_target import ExecTarget
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKES = ROOT / "tests" / "fixtures" / "targets"
+TIMEOUT = 0.5
+
+
+def fake_argv(script: str, *args: str) -> list[str]:
+    return [sys.executable, str(FAKES / script), *args]
+
+
+def fake_spec(script: str, *args: str) -> str:
+    return "exec:" + shlex.join(fake_argv(script, *args))
+
+
+def make_case(tag: int = 0) -> dict:
+    """A DataCopy GM -> VECIN case with a 64-byte GM and a 64-byte UB region."""
+    gm = bytes((i * 7 + tag) % 256 for i in range(64))
+    return {
+        "case_format": 1,
+        "api": "DataCopy",
+        "product": "atlas-a2",
+        "src": {"position": "GM", "dtype": "half", "address": 0},
+        "dst": {"position": "VECIN", "dtype": "half", "address": 0},
+        "params": {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+        "memory": {
+            "GM": {"address": 0, "data": base64.b64encode(gm).decode()},
+            "UB": {"address": 0, "data": base64.b64encode(bytes(64)).decode()},
+        },
+    }
+
+
+def python_path(*dirs: Path) -> str:
+    """PYTHONPATH for child processes: dirs first, then whatever was set already."""
+    return os.pathsep.join([*map(str, dirs), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
+def echoed(case: dict) -> dict:
+    return {"status": "ok", "memory": case["memory"]}
+
+
+@pytest.fixture
+def targets():
+    """Open targets through this and they are closed after the test."""
+    opened: list[Target] = []
+
+    def open_(spec: str, **kwargs) -> Target:
+        target = open_target(spec, **kwargs)
+        opened.append(target)
+        return target
+
+    yield open_
+    for target in opened:
+        target.close()
+
+
+@pytest.fixture
+def fakes_on_path(monkeypatch):
+    """Make py_fakes importable here and in child processes (serve)."""
+    monkeypatch.syspath_prepend(str(FAKES))
+    monkeypatch.setenv("PYTHONPATH", python_path(ROOT, FAKES))
+
+
+# --- exec: good target, hello, supports -------------------------------------
+
+
+def test_echo_target_answers_result(targets):
+    target = targets(fake_spec("fake_echo.py"), timeout=TIMEOUT)
+    assert target.hello.name == "echo"
+    assert target.hello.validates is False
+    assert target.hello.products is None and target.hello.apis is None
+    for tag in range(3):
+        case = make_case(tag)
+        answer = target.execute(case)
+        assert answer.kind is AnswerKind.RESULT, answer.message
+        assert answer.result == echoed(case)
+        assert answer.elapsed_s > 0
+        assert answer.message == "" and answer.stderr_tail == ""
+
+
+def test_supports_follows_hello(targets):
+    target = targets(
+        fake_spec("fake_echo.py", "--validates", "--products", "atlas-a2,atlas-a3", "--apis", "DataCopy"),
+        timeout=TIMEOUT,
+    )
+    assert target.hello.validates is True
+    assert target.hello.products == ("atlas-a2", "atlas-a3")
+    assert target.hello.apis == ("DataCopy",)
+    assert target.supports("atlas-a2", "DataCopy")
+    assert target.supports("atlas-a3", "DataCopy")
+    assert not target.supports("atlas-300i", "DataCopy")
+    assert not target.supports("atlas-a2", "DataCopyPad")
+
+
+def test_unrestricted_hello_supports_everything(targets):
+    target = targets(fake_spec("fake_echo.py"), timeout=TIMEOUT)
+    assert target.supports("anything", "AnyApi")
+
+
+def test_context_manager_stops_the_process():
+    with open_target(fake_spec("fake_echo.py"), timeout=TIMEOUT) as target:
+        popen = target._proc.popen
+        assert target.execute(make_case()).kind is AnswerKind.RESULT
+    assert popen.poll() is not None
+
+
+# --- exec: timeout and crash, then restart ----------------------------------
+
+
+def test_timeout_kills_and_next_case_is_answered(targets):
+    target = targets(fake_spec("fake_hang.py", "--on", "2"), timeout=TIMEOUT)
+    cases = [make_case(i) for i in range(4)]
+    first = target.execute(cases[0])
+    hung = target.execute(cases[1])
+    third = target.execute(cases[2])
+    assert first.kind is AnswerKind.RESULT and first.result == echoed(cases[0])
+    assert hung.kind is AnswerKind.TIMEOUT
+    assert hung.result is None
+    assert f"no answer within {TIMEOUT:g} s" in hung.message
+    assert "hanging on case 2" in hung.stderr_tail
+    assert TIMEOUT <= hung.elapsed_s < TIMEOUT + 2
+    assert third.kind is AnswerKind.RESULT and third.result == echoed(cases[2])
+    # The restarted process counts cases afresh: its 2nd case hangs again.
+    assert target.execute(cases[3]).kind is AnswerKind.TIMEOUT
+    assert first.kind is AnswerKind.RESULT and first.result == echoed(cases[0])  # earlier answers kept
+
+
+def test_crash_reports_exit_code_and_stderr_then_restarts(targets):
+    target = targets(fake_spec("fake_exit.py"), timeout=TIMEOUT)
+    cases = [make_case(i) for i in range(3)]
+    first = target.execute(cases[0])
+    crashed = target.execute(cases[1])
+    third = target.execute(cases[2])
+    assert first.kind is AnswerKind.RESULT and first.result == echoed(cases[0])
+    assert crashed.kind is AnswerKind.CRASHED
+    assert "exited with code 3" in crashed.message
+    assert "giving up on case 2" in crashed.stderr_tail
+    assert third.kind is AnswerKind.RESULT and third.result == echoed(cases[2])
+
+
+def test_hello_is_not_repeated_on_a_running_process(targets):
+    target = targets(fake_spec("fake_exit.py"), timeout=TIMEOUT)
+    hello = target.hello
+    target.execute(make_case())
+    target.execute(make_case())  # crash
+    target.execute(make_case())  # restart (with a new hello) and answer
+    assert target.hello is hello
+
+
+# --- exec: protocol errors ----------------------------------------------------
+
+
+def test_non_json_line_is_an_error_and_target_restarts(targets):
+    target = targets(fake_spec("fake_nonjson.py"), timeout=TIMEOUT)
+    for _ in range(2):
+        answer = target.execute(make_case())
+        assert answer.kind is AnswerKind.ERROR
+        assert "answer line is not JSON" in answer.message
+        assert "debug: copying 2 blocks" in answer.message
+        assert answer.result is None
+
+
+def test_wrong_id_is_an_error(targets):
+    target = targets(fake_spec("fake_wrong_id.py"), timeout=TIMEOUT)
+    answer = target.execute(make_case())
+    assert answer.kind is AnswerKind.ERROR
+    assert answer.message == "answer id 1002 does not match request id 2"
+    # The restarted process numbers answers the same wrong way.
+    assert target.execute(make_case()).message == "answer id 1004 does not match request id 4"
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("wrong-length", "answer memory region 'GM' decodes to 65 bytes, the case region has 64"),
+        ("missing-region", "answer memory lacks region(s) ['GM'] of the case"),
+        ("extra-region", "answer memory has region(s) ['L1'] that the case does not have"),
+        ("wrong-address", "answer memory region 'GM' has address 32, the case has 0"),
+        ("bad-base64", "answer memory region 'GM' data is not valid base64"),
+        ("not-object", "answer is a JSON list, not an object"),
+        ("no-id", 'answer has no "id" (request id was 2)'),
+        ("no-status", 'answer has no "status"'),
+        ("unknown-status", "answer has unknown status 'fine'"),
+        ("rejected-no-rules", 'answer with status "rejected" has no "rules" list'),
+    ],
+)
+def test_malformed_answer_is_an_error_with_a_precise_message(targets, mode, expected):
+    target = targets(fake_spec("fake_bad_answer.py", "--mode", mode), timeout=TIMEOUT)
+    answer = target.execute(make_case())
+    assert answer.kind is AnswerKind.ERROR
+    assert expected in answer.message
+    assert answer.result is None
+    assert target.execute(make_case()).kind is AnswerKind.ERROR  # still answering after it
+
+
+def test_endless_line_is_an_error_not_a_hang():
+    with ExecTarget(
+        fake_argv("fake_bad_answer.py", "--mode", "endless-line"), timeout=5, max_line_bytes=1 << 20
+    ) as target:
+        answer = target.execute(make_case())
+    assert answer.kind is AnswerKind.ERROR
+    assert answer.message == f"answer line is longer than {1 << 20} bytes"
+    assert answer.elapsed_s < 5
+
+
+# --- exec: failing start -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("garbage", "answer line is not JSON"),
+        ("exit", "exited with code 5"),
+        ("hang", "no answer within 0.5 s"),
+        ("status", "hello answer has status 'error'"),
+        ("no-name", 'hello answer needs "name"'),
+    ],
+)
+def test_failing_hello_raises_start_error_with_stderr(mode, expected):
+    with pytest.raises(TargetStartError) as info:
+        open_target(fake_spec("fake_bad_hello.py", "--mode", mode), timeout=TIMEOUT, start_timeout=TIMEOUT)
+    assert expected in info.value.message
+    assert f"failing hello with mode {mode}" in info.value.stderr_tail
+    assert info.value.stderr_tail in str(info.value)
+
+
+def test_missing_program_raises_start_error():
+    with pytest.raises(TargetStartError, match="cannot start target"):
+        open_target("exec:/nonexistent/target-binary --flag")
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("exec:", "no command after 'exec:'"),
+        ("exec:   ", "no command after 'exec:'"),
+        ("exec:'unbalanced", "cannot split the command line"),
+        ("ftp:somewhere", "unknown target spec"),
+        ("referenc", "unknown target spec"),
+    ],
+)
+def test_bad_spec_raises_spec_error(spec, expected):
+    with pytest.raises(TargetSpecError, match=expected):
+        open_target(spec)
+
+
+def test_target_errors_are_conformance_errors():
+    assert issubclass(TargetSpecError, ConformanceError)
+    assert issubclass(TargetStartError, ConformanceError)
+
+
+# --- python: targets -------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_python_target_good(targets):
+    target = targets("python:py_fakes:Good")
+    assert target.hello.name == "py-good" and target.hello.validates is True
+    assert target.supports("atlas-a2", "DataCopy")
+    assert not target.supports("atlas-a2", "Copy")
+    case = make_case()
+    answer = target.execute(case)
+    assert answer.kind is AnswerKind.RESULT and answer.result == echoed(case)
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_python_target_without_hello_gets_default_hello(targets):
+    target = targets("python:py_fakes:NoHello")
+    assert (target.hello.name, target.hello.validates) == ("py_fakes:NoHello", False)
+    assert target.supports("any", "Api")
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_python_target_object_attribute(targets):
+    answer = targets("python:py_fakes:rejecting").execute(make_case())
+    assert answer.kind is AnswerKind.RESULT
+    assert answer.result["status"] == "rejected"
+    assert answer.result["rules"] == ["DataCopy.blockLen.range"]
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_python_target_exception_is_crashed_with_traceback(targets):
+    target = targets("python:py_fakes:Raising")
+    answer = target.execute(make_case())
+    assert answer.kind is AnswerKind.CRASHED
+    assert answer.message == "execute raised RuntimeError: device on fire"
+    assert "Traceback" in answer.stderr_tail and "device on fire" in answer.stderr_tail
+    assert target.execute(make_case()).kind is AnswerKind.CRASHED  # still usable
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_python_target_gets_a_copy_and_is_validated(targets):
+    case = make_case()
+    before = json.loads(json.dumps(case))
+    answer = targets("python:py_fakes:Mutating").execute(case)
+    assert case == before
+    assert answer.kind is AnswerKind.ERROR
+    assert answer.message == "answer memory lacks region(s) ['GM', 'UB'] of the case"
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+@pytest.mark.parametrize(
+    ("spec", "error", "expected"),
+    [
+        ("python:py_fakes:Missing", TargetSpecError, "has no attribute 'Missing'"),
+        ("python:py_fakes", TargetSpecError, "expected python:<module>:<attr>"),
+        ("python:no_such_module_xyz:Target", TargetSpecError, "cannot import module 'no_such_module_xyz'"),
+        ("python:py_fakes:not_a_target", TargetSpecError, "has no execute"),
+        ("python:py_fakes:BrokenInit", TargetStartError, "cannot open device"),
+    ],
+)
+def test_python_target_spec_problems(spec, error, expected):
+    with pytest.raises(error, match=expected):
+        open_target(spec)
+
+
+# --- serve: python objects over exec ---------------------------------------------
+
+
+def serve_spec(inner: str) -> str:
+    return "exec:" + shlex.join([sys.executable, "-m", "ascendc_conformance.targets.serve", inner])
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_serve_exposes_python_target_over_exec(targets):
+    target = targets(serve_spec("python:py_fakes:Good"), timeout=5)
+    assert target.hello.name == "py-good" and target.hello.apis == ("DataCopy",)
+    case = make_case()
+    answer = target.execute(case)
+    assert answer.kind is AnswerKind.RESULT and answer.result == echoed(case)
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_serve_turns_exception_into_crash_and_restarts(targets):
+    target = targets(serve_spec("python:py_fakes:Raising"), timeout=5)
+    for _ in range(2):
+        answer = target.execute(make_case())
+        assert answer.kind is AnswerKind.CRASHED
+        assert "exited with code 1" in answer.message
+        assert "RuntimeError: device on fire" in answer.stderr_tail
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_serve_answers_malformed_requests_and_continues():
+    requests = [
+        "this is not json",
+        "[1, 2]",
+        json.dumps({"id": 7, "op": "dance"}),
+        json.dumps({"id": 8, "op": "execute"}),
+        json.dumps({"id": 9, "op": "hello", "protocol": 2}),
+        json.dumps({"id": 10, "op": "hello", "protocol": 1}),
+        json.dumps({"id": 11, "op": "execute", "case": make_case()}),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "ascendc_conformance.targets.serve", "python:py_fakes:Good"],
+        input="\n".join(requests) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [None, None, 7, 8, 9, 10, 11]
+    assert [a["status"] for a in answers] == ["error"] * 5 + ["ok", "ok"]
+    assert "not JSON" in answers[0]["message"]
+    assert "unknown op 'dance'" in answers[2]["message"]
+    assert "unsupported protocol 2" in answers[4]["message"]
+    assert answers[5]["name"] == "py-good"
+
+
+def test_serve_rejects_exec_spec():
+    done = subprocess.run(
+        [sys.executable, "-m", "ascendc_conformance.targets.serve", "exec:true"],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert done.returncode == 2 and "cannot serve" in done.stderr
+
+
+# --- reference -----------------------------------------------------------------
+
+
+def _require_reference() -> None:
+    reference = pytest.importorskip("reference")
+    if not callable(getattr(reference, "expect", None)):
+        pytest.skip("reference.expect is not written yet")
+
+
+def test_reference_target_in_process_and_over_exec(targets, monkeypatch):
+    _require_reference()
+    monkeypatch.setenv("PYTHONPATH", python_path(ROOT))
+    in_process = targets("reference")
+    served = targets(serve_spec("reference"), timeout=30)
+    assert (in_process.hello.name, in_process.hello.validates) == ("reference", True)
+    assert served.hello.name == "reference"
+    case = make_case()
+    local, remote = in_process.execute(case), served.execute(case)
+    assert local.kind is AnswerKind.RESULT, local.message
+    assert remote.kind is AnswerKind.RESULT, remote.message
+    assert local.result == remote.result
+    assert validate_result(case, local.result) is None
+
+
+def test_answer_is_immutable():
+    answer = Answer(kind=AnswerKind.RESULT, result={"status": "error", "message": "x"})
+    with pytest.raises(AttributeError):
+        answer.kind = "error"  # type: ignore[misc]

@@ -1,0 +1,362 @@
+"""Unit tests of ascendc_conformance.judge.verdict.judge, ascendc_conformance.judge.diff and reference.explain on hand-made cases."""
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case, Region
+from ascendc_conformance.judge.diff import CLASSES, diff_memory, diff_results, format_diff
+from ascendc_conformance.targets import Answer, Hello
+from ascendc_conformance.format.answer import AnswerKind
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.judge.verdict import Verdict, judge
+from ascendc_conformance.reference.explain import explain
+from tests.helpers.casebuild import make_case, region_bytes, sentinel
+
+VALIDATING = Hello(name="t", validates=True, products=None, apis=None, raw={})
+NON_VALIDATING = Hello(name="nv", validates=False, products=None, apis=None, raw={})
+NOP = {"startIndex": 0, "repeatTimes": 2, "srcStride": 1, "sid": 0, "dstGap": 0, "ifTranspose": False, "addrMode": 0}
+
+
+def halves(first: int, last: int) -> bytes:
+    return np.arange(first, last + 1, dtype="<f2").tobytes()
+
+
+def two_bursts(**params) -> dict:
+    """DataCopy GM -> VECIN half {2, 8, 0, 1} (E2): UB [256, 512) and [544, 800) written, [512, 544) a gap."""
+    return make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
+                     {"blockCount": 2, "blockLen": 8, "srcGap": 0, "dstGap": 1, **params},
+                     {"GM": sentinel(64, 1) + halves(1, 256) + sentinel(64, 2), "UB": sentinel(1024, 3)})
+
+
+def ok_with(case: dict, expected: dict, **images: bytes) -> Answer:
+    """An ok answer: the expected memory with some regions replaced by `images`."""
+    memory = {name: dict(region) for name, region in expected["memory"].items()}
+    for name, data in images.items():
+        memory[name]["data"] = base64.b64encode(data).decode()
+    return Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": memory})
+
+
+def rejected(*rules: str, message: str = "") -> Answer:
+    result = {"status": "rejected", "rules": list(rules)}
+    if message:
+        result["message"] = message
+    return Answer(kind=AnswerKind.RESULT, result=result)
+
+
+def run(case: dict, answer: Answer, hello: Hello = VALIDATING) -> Verdict:
+    return judge(case, reference.expect(case), answer, hello)
+
+
+def mutated(case: dict, region: str, edit) -> tuple[dict, Answer]:
+    """The expected result and an ok answer whose `region` is the expected image after `edit(bytearray)`."""
+    expected = reference.expect(case)
+    image = bytearray(region_bytes(expected, region))
+    edit(image)
+    return expected, ok_with(case, expected, **{region: bytes(image)})
+
+
+# --- judge: each outcome ----------------------------------------------------------------------------
+
+def test_pass_when_memory_matches() -> None:
+    case = two_bursts()
+    expected = reference.expect(case)
+    verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=expected), VALIDATING)
+    assert verdict.outcome == "pass" and not verdict.is_failure
+    assert verdict.diff is None and verdict.depends_on == () and verdict.matches_default is None
+
+
+def test_fail_carries_a_diff() -> None:
+    case = two_bursts()
+
+    def edit(image: bytearray) -> None:
+        image[600] ^= 0xFF
+
+    expected, answer = mutated(case, "UB", edit)
+    verdict = judge(case, expected, answer, VALIDATING)
+    assert verdict.outcome == "fail" and verdict.is_failure
+    assert verdict.diff["runs_by_class"] == {"wrong-value": 1}
+    assert "burst 1 (of 2), element 28, byte 0" in verdict.message
+    assert "wrong-value" in verdict.describe()
+
+
+def test_false_reject_names_the_targets_rules() -> None:
+    verdict = run(two_bursts(), rejected("My-rule", message="too many bursts"))
+    assert verdict.outcome == "false-reject" and verdict.is_failure
+    assert "My-rule" in verdict.message and "too many bursts" in verdict.message
+
+
+def illegal_case() -> dict:
+    """dst VECIN at UB 16: breaks the documented DataCopy-dst-align-local rule (no dispute)."""
+    return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
+                     {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                     {"GM": halves(1, 64), "UB": sentinel(256, 4)})
+
+
+def test_missed_reject_names_our_rules_and_descriptions() -> None:
+    case = illegal_case()
+    verdict = run(case, Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}))
+    assert verdict.outcome == "missed-reject" and verdict.is_failure
+    assert "DataCopy-dst-align-local" in verdict.message
+    assert "A local dst starts 32-B aligned." in verdict.message
+
+
+@pytest.mark.parametrize("rules, says", [
+    (("DataCopy-dst-align-local",), "citing DataCopy-dst-align-local"),
+    (("their-own-rule",), "none of the suite's rules"),
+    ((), "named no rule"),
+])
+def test_rejection_passes_whatever_rules_it_names(rules: tuple[str, ...], says: str) -> None:
+    verdict = run(illegal_case(), rejected(*rules))
+    assert verdict.outcome == "pass"
+    assert says in verdict.message
+
+
+def test_non_validating_target_is_never_judged_on_a_rejection() -> None:
+    with pytest.raises(ValueError, match="does not validate"):
+        run(illegal_case(), rejected(), NON_VALIDATING)
+    assert run(two_bursts(), rejected("x"), NON_VALIDATING).outcome == "false-reject"
+
+
+def test_unspecified_expectation_is_refused() -> None:
+    case = make_case("DataCopy", "atlas-a2", ("VECIN", "half", 0), ("VECOUT", "half", 32),
+                     {"blockCount": 1, "blockLen": 2, "srcGap": 0, "dstGap": 0}, {"UB": sentinel(256, 5)})
+    expected = reference.expect(case)
+    assert expected["status"] == "unspecified"
+    with pytest.raises(ValueError, match="unspecified"):
+        judge(case, expected, rejected(), VALIDATING)
+
+
+@pytest.mark.parametrize("kind", [AnswerKind.TIMEOUT, AnswerKind.CRASHED, AnswerKind.ERROR])
+def test_answer_kinds_become_outcomes(kind: AnswerKind) -> None:
+    answer = Answer(kind=kind, message="no answer within 1 s", stderr_tail="Traceback: boom\n")
+    verdict = run(two_bursts(), answer)
+    assert verdict.outcome == kind.value and verdict.is_failure and verdict.actual is None
+    assert "no answer within 1 s" in verdict.message and "Traceback: boom" in verdict.message
+
+
+def test_target_status_error_is_an_error() -> None:
+    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result={"status": "error", "message": "bad case"}))
+    assert verdict.outcome == "error" and "bad case" in verdict.message
+
+
+def test_target_unspecified_on_a_legal_case_fails() -> None:
+    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result={"status": "unspecified", "rules": ["x"]}))
+    assert verdict.outcome == "fail" and "'unspecified'" in verdict.message
+
+
+def training_gap_case() -> dict:
+    """LoadData2D on atlas-training with dstGap 1: depends on LoadData2D-dstGap-training-D24."""
+    return make_case("LoadData2D", "atlas-training", ("A1", "half", 0), ("A2", "half", 0), {**NOP, "dstGap": 1},
+                     {"L1": halves(1, 512), "L0A": sentinel(2048, 6)})
+
+
+def test_disputed_matching_the_default() -> None:
+    case = training_gap_case()
+    expected = reference.expect(case)
+    verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=expected), VALIDATING)
+    assert verdict.outcome == "disputed" and not verdict.is_failure
+    assert verdict.matches_default is True and verdict.diff is None
+    assert verdict.depends_on == ("LoadData2D-dstGap-training-D24",)
+    assert "LoadData2D-dstGap-training-D24" in verdict.message and "D24" in verdict.message
+    assert "passes" in verdict.message
+
+
+def test_disputed_not_matching_the_default_keeps_the_diff() -> None:
+    case = training_gap_case()
+    expected, answer = mutated(case, "L0A", lambda image: image.__setitem__(slice(512, 1024), bytes(512)))
+    verdict = judge(case, expected, answer, VALIDATING)
+    assert verdict.outcome == "disputed" and verdict.matches_default is False
+    assert "does not pass" in verdict.message and verdict.diff["runs_by_class"] == {"wrong-value": 1}
+
+
+def test_disputed_rejection() -> None:
+    case = two_bursts(blockCount=0)  # D1: blockCount 0 is illegal by default, a no-op under devkit
+    expected = reference.expect(case)
+    assert expected["status"] == "rejected" and expected["depends_on"]
+    assert judge(case, expected, rejected(), VALIDATING).matches_default is True
+    accepted = judge(case, expected, Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}),
+                     VALIDATING)
+    assert accepted.outcome == "disputed" and accepted.matches_default is False
+    with pytest.raises(ValueError):
+        judge(case, expected, rejected(), NON_VALIDATING)
+
+
+def test_crash_on_a_disputed_case_stays_a_crash() -> None:
+    verdict = run(training_gap_case(), Answer(kind=AnswerKind.CRASHED, message="exit 139"))
+    assert verdict.outcome == "crashed" and verdict.depends_on == ("LoadData2D-dstGap-training-D24",)
+
+
+def test_verdict_json_and_failure_kinds() -> None:
+    case = two_bursts()
+    expected, answer = mutated(case, "UB", lambda image: image.__setitem__(520, image[520] ^ 1))
+    data = judge(case, expected, answer, VALIDATING).to_json()
+    assert json.loads(json.dumps(data))["outcome"] == "fail"
+    assert set(data) >= {"outcome", "message", "expected", "actual", "diff", "depends_on"}
+    assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "false-reject", "error", "timeout",
+                                                    "crashed"}
+    for outcome in set(Outcome) - {Outcome.SKIPPED}:
+        assert Verdict(outcome, "", {}).is_failure == outcome.is_failure
+    with pytest.raises(ValueError):
+        Verdict("maybe", "", {})
+
+
+# --- diff classes ------------------------------------------------------------------------------------
+
+def diff_of(case: dict, expected: dict, answer: Answer):
+    return diff_results(case, expected, answer.result)
+
+
+def test_wrote_outside_expected_area() -> None:
+    case = two_bursts()
+    expected, answer = mutated(case, "UB", lambda image: image.__setitem__(512, image[512] ^ 0xFF))
+    diff = diff_of(case, expected, answer)
+    (run_,) = diff.runs
+    assert (run_.region, run_.start, run_.stop, run_.kind) == ("UB", 512, 513, "wrote-outside-expected-area")
+    assert run_.location == "not written by the call, 1 B past (burst 0 (of 2), element 127, byte 1)"
+    assert len(run_.expected.split()) == 1 and run_.expected != run_.actual
+
+
+def test_left_expected_bytes_unwritten() -> None:
+    case = two_bursts()
+    before = region_bytes(case, "UB")
+    expected, answer = mutated(case, "UB", lambda image: image.__setitem__(slice(544, 800), before[544:800]))
+    diff = diff_of(case, expected, answer)
+    assert [(r.start, r.stop, r.kind) for r in diff.runs] == [(544, 800, "left-expected-bytes-unwritten")]
+    assert diff.runs[0].location == "burst 1 (of 2), element 0, byte 0"
+    assert diff.runs[0].expected.endswith("…") and len(diff.runs[0].expected.split()) == 9
+
+
+def test_wrong_value_covers_whole_elements() -> None:
+    case = two_bursts()
+    expected, answer = mutated(case, "UB", lambda image: image.__setitem__(257, image[257] ^ 0x01))
+    diff = diff_of(case, expected, answer)
+    assert [(r.start, r.stop, r.kind, r.differing) for r in diff.runs] == [(256, 258, "wrong-value", 1)]
+    assert diff.bytes_by_class == {"wrong-value": 1}
+
+
+def test_permuted_bursts_swapped() -> None:
+    case = two_bursts()
+
+    def swap(image: bytearray) -> None:
+        image[256:512], image[544:800] = image[544:800], image[256:512]
+
+    diff = diff_of(case, *mutated(case, "UB", swap))
+    assert diff.classes == ("permuted",)
+    assert [(r.start, r.stop) for r in diff.runs] == [(256, 512), (544, 800)]
+
+
+def test_permuted_within_one_run_beside_other_damage() -> None:
+    case = two_bursts()
+
+    def edit(image: bytearray) -> None:
+        image[256:272] = b"".join(reversed([bytes(image[k:k + 2]) for k in range(256, 272, 2)]))
+        image[700] ^= 0xFF
+
+    diff = diff_of(case, *mutated(case, "UB", edit))
+    assert [(r.start, r.stop, r.kind) for r in diff.runs] == [(256, 272, "permuted"), (700, 702, "wrong-value")]
+
+
+def test_other_regions_and_json_and_rendering() -> None:
+    case = two_bursts()
+    expected = reference.expect(case)
+    gm = bytearray(region_bytes(expected, "GM"))
+    gm[100] ^= 0xFF
+    ub = bytearray(region_bytes(expected, "UB"))
+    for k in range(0, 250, 10):  # 25 separate runs before the first burst
+        ub[k] ^= 0xFF
+    diff = diff_of(case, expected, ok_with(case, expected, GM=bytes(gm), UB=bytes(ub)))
+    assert diff.total_runs == 26 and diff.runs[0].region == "GM"
+    assert diff.runs[0].location == "GM byte 100: the call's source memory, not the destination (UB)"
+    data = json.loads(json.dumps(diff.to_json()))
+    assert data["runs_by_class"] == {"wrote-outside-expected-area": 26} and data["truncated"] is False
+    text = format_diff(diff)
+    assert text.splitlines()[0].startswith("26 differing bytes in 26 runs")
+    assert len(text.splitlines()) == 1 + 20 + 1 and text.endswith("… 6 more")
+    assert format_diff(data) == text
+    small = diff_results(case, expected, ok_with(case, expected, GM=bytes(gm), UB=bytes(ub)).result, max_runs=5)
+    assert len(small.runs) == 5 and small.total_runs == 26 and small.to_json()["truncated"] is True
+
+
+def test_no_difference_and_mismatched_regions() -> None:
+    case = Case.from_json(two_bursts())
+    assert not diff_memory(case.memory, case.memory, case.memory)
+    assert format_diff(diff_memory(case.memory, case.memory, case.memory)) == "memory matches"
+    short = {**case.memory, "UB": Region(0, b"\0")}
+    with pytest.raises(ValueError, match="UB"):
+        diff_memory(case.memory, case.memory, short)
+
+
+def test_without_explanation_everything_is_outside() -> None:
+    case = Case.from_json(two_bursts())
+    expected = Case.from_json({**two_bursts(), "memory": reference.expect(two_bursts())["memory"]}).memory
+    diff = diff_memory(case.memory, expected, case.memory)
+    assert diff.classes == ("wrote-outside-expected-area",) and all(r.location == "" for r in diff.runs)
+    assert set(CLASSES) >= set(diff.bytes_by_class)
+
+
+# --- explain and locate, per API ---------------------------------------------------------------------
+
+def test_explain_datacopy() -> None:
+    explanation = explain(two_bursts())
+    assert explanation.dst_memory == "UB" and explanation.src_memory == "GM"
+    assert explanation.dst_addresses.shape == (256, 2) and explanation.src_addresses.shape == (256, 2)
+    assert explanation.dst_addresses[128, 0] == 544 and explanation.src_addresses[0, 0] == 64
+    assert explanation.locate(256 + 288 + 11) == "burst 1 (of 2), element 5, byte 1"
+    assert explanation.locate(0) == ("not written by the call, 256 B before the first written byte "
+                                     "(burst 0 (of 2), element 0, byte 0)")
+    assert explanation.locate(900).startswith("not written by the call, 101 B past the last written byte")
+    assert explain(illegal_case()) is None
+
+
+def test_locate_datacopy_count_form() -> None:
+    case = make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 40},
+                     {"GM": halves(1, 64), "UB": sentinel(256, 7)})
+    assert explain(case).locate(2 * 17) == "element 17 (of 32), count form, byte 0"
+
+
+def test_locate_nz2nd() -> None:
+    params = {"ndNum": 2, "nValue": 4, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 4,
+              "dstDStride": 160, "dstNdMatrixStride": 48}  # E6: the two matrices interleave in each row
+    case = make_case("DataCopyNz2Nd", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 0), params,
+                     {"UB": halves(1, 384), "GM": sentinel(1120, 8)})
+    explanation = explain(case)
+    assert explanation.locate(2 * (160 * 3 + 17)) == "matrix 0, row 3, column 17, byte 0"
+    assert explanation.locate(2 * (48 + 160 * 2 + 31) + 1) == "matrix 1, row 2, column 31, byte 1"
+
+
+def test_locate_loaddata_transposed() -> None:
+    case = make_case("LoadData2D", "atlas-a2", ("A1", "half", 0), ("A2", "half", 0),
+                     {**NOP, "repeatTimes": 3, "dstGap": 1, "ifTranspose": True},
+                     {"L1": halves(1, 768), "L0A": sentinel(2560, 9)})
+    explanation = explain(case)
+    assert explanation.locate(2 * (4 * 256 + 3 * 16 + 7)) == "repeat 2 (fractal slot 4), element (r 3, c 7), byte 0"
+    assert explanation.locate(512).startswith("not written by the call")
+
+
+def test_locate_loaddata_plain_uses_32_byte_rows() -> None:
+    case = make_case("LoadData2D", "atlas-a2", ("A1", "int8_t", 0), ("A2", "int8_t", 0), NOP,
+                     {"L1": sentinel(1024, 10), "L0A": sentinel(1024, 11)})
+    assert explain(case).locate(512 + 32 * 2 + 5) == "repeat 1 (fractal slot 1), element (r 2, c 5)"
+
+
+def slice_case(dims: int) -> dict:
+    src = [{"startIndex": 16, "endIndex": 70, "stride": 7, "burstLen": 3, "shapeValue": 87},
+           {"startIndex": 0, "endIndex": 2, "stride": 1, "burstLen": 1, "shapeValue": 3},
+           {"startIndex": 0, "endIndex": 1, "stride": 0, "burstLen": 1, "shapeValue": 2}]
+    dst = [{"startIndex": 0, "endIndex": 47, "stride": 0, "burstLen": 3, "shapeValue": 48},
+           {"startIndex": 0, "endIndex": 1, "stride": 0, "burstLen": 1, "shapeValue": 2},
+           {"startIndex": 0, "endIndex": 1, "stride": 0, "burstLen": 1, "shapeValue": 2}]
+    return make_case("DataCopySlice", "atlas-a2", ("GM", "float", 0), ("VECIN", "float", 0),
+                     {"dimValue": dims, "dstSliceInfo": dst[:dims], "srcSliceInfo": src[:dims]},
+                     {"GM": sentinel(4 * 522, 12), "UB": sentinel(4 * 192, 13)})
+
+
+def test_locate_slice() -> None:
+    assert explain(slice_case(2)).locate(4 * (48 + 12)) == "row (j=1), slice 0, element 12, byte 0"
+    assert explain(slice_case(1)).locate(4 * 30 + 2) == "slice 1, element 6, byte 2"
+    assert explain(slice_case(3)).locate(4 * (96 + 48 + 24)) == "row (j1=1, j2=1), slice 1, element 0, byte 0"
