@@ -6,8 +6,8 @@
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
 
-Every figure is a median over repeated measurements (time.perf_counter). The code measured is the working
-tree this file sits in (it is put first on sys.path and on the CLI runs' PYTHONPATH), not an installed copy.
+Every figure is a median over repeated measurements (time.perf_counter). The code measured is the installed
+package `ascendc_conformance` (run `python3 -m pip install .` in this working tree first).
 See BENCHMARKS.md for what each key means and the figures measured on the project machine.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import platform
 import statistics
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -26,20 +27,21 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path[:0] = [str(ROOT), str(HERE)]
+sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
+from tabulate import tabulate  # noqa: E402
 
 import cases  # noqa: E402
 import naive_peer  # noqa: E402
-import reference  # noqa: E402
+from ascendc_conformance import reference  # noqa: E402
 from ascendc_conformance.format.case import Case  # noqa: E402
 
 SMALL_BYTES = 1024
 LOOP_BYTES = 64 * 1024
 GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "reference_vs_loop": ">= 100",
          "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
-         "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024"}
+         "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20"}
 
 
 def log(message: str) -> None:
@@ -229,7 +231,8 @@ def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> No
 
 
 def _cli_env() -> dict:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    """The environment of the CLI runs: this one, without a PYTHONPATH that could shadow the installed package."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
 def exec_vs_inprocess(details: dict, repeats: int = 2, seed: int = 6, product: str = "910B") -> float:
@@ -327,6 +330,34 @@ def ci_run(workers: int, seed: int) -> dict:
             "peak_rss_mb": round(peak[0] / 1024, 1), "summary": summary[-1] if summary else output[-500:]}
 
 
+# --- 7. the plugin's cost to unrelated pytest runs ----------------------------------------------------------------------
+
+UNRELATED_TEST = "def test_unrelated():\n    assert 1 + 1 == 2\n"
+
+
+def plugin_overhead_ms(repeats: int, details: dict) -> float:
+    """What the installed plugin adds to a pytest run that has nothing to do with the suite: the median over
+    `repeats` pairs of runs (alternated) of `python -m pytest -q test_unrelated.py` minus the same run with
+    `-p no:ascendc`, in milliseconds, from a temporary directory holding one trivial test."""
+
+    samples: dict[str, list[float]] = {"with": [], "without": []}
+    with tempfile.TemporaryDirectory() as directory:
+        Path(directory, "test_unrelated.py").write_text(UNRELATED_TEST)
+        base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_unrelated.py"]
+        for _ in range(repeats):
+            for name, extra in (("with", []), ("without", ["-p", "no:ascendc"])):
+                start = time.perf_counter()
+                done = subprocess.run(base + extra, cwd=directory, env=_cli_env(), capture_output=True, text=True)
+                samples[name].append(time.perf_counter() - start)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{' '.join(base + extra)} exited {done.returncode}:\n{done.stdout[-2000:]}")
+    differences = [a - b for a, b in zip(samples["with"], samples["without"])]
+    details["plugin_overhead_ms"] = {name: [round(v * 1000, 1) for v in values] for name, values in samples.items()}
+    figure = round(statistics.median(differences) * 1000, 1)
+    log(f"  plugin_overhead_ms: {figure}")
+    return figure
+
+
 # --- driver ---------------------------------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -353,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     exec_protocol_overhead(max(3, args.repeats // 3), details)
     log("generation ...")
     results["generation_cases_per_s"] = generation_cases_per_s(3, details)
+    log("plugin overhead on unrelated pytest runs ...")
+    results["plugin_overhead_ms"] = plugin_overhead_ms(args.repeats, details)
     if args.skip_run:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
@@ -382,8 +415,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def table(results: dict) -> str:
-    from tabulate import tabulate
-
     rows = []
     for key, value in results.items():
         if isinstance(value, dict):
