@@ -31,7 +31,7 @@ from ascendc_conformance.spec.loader import load_spec
 NOT_SELECTED = "not selected"
 NOT_RUN = "not run"
 NOT_DRAWN = "not drawn"
-NOT_SUPPORTED = "not-supported"
+NOT_SUPPORTED = Outcome.NOT_SUPPORTED.value
 # Cell states that are not verdicts of a test that ran, worst-to-best for display ordering.
 NO_RESULT_STATES = (NOT_SUPPORTED, NOT_RUN, NOT_DRAWN, NOT_SELECTED)
 
@@ -74,7 +74,7 @@ class Cell:
 
     @property
     def covered(self) -> bool:
-        return self.state not in NO_RESULT_STATES and self.state != "skipped"
+        return self.state not in NO_RESULT_STATES and self.state != Outcome.SKIPPED
 
     def to_json(self) -> dict:
         return {"product": self.product, "api": self.api, "route": self.route, "src_dtype": self.src_dtype,
@@ -318,8 +318,8 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
-            legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get("pass", 0),
-            missed=illegal.get("missed-reject", 0), illegal_counts=_sorted_counts(illegal),
+            legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
+            missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
             disputed_cases=disputed.get(rule.id, 0), failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
@@ -443,9 +443,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     verdicts = coverage.verdicts
     remarks: list[str] = []
     extras = []
-    for verdict, words in (("disputed", "disputed (reported apart, counted neither for nor against)"),
-                           ("waived", "waived (known failures accepted by a waiver)"),
-                           ("not-supported", "not supported by the target")):
+    for verdict, words in ((Outcome.DISPUTED, "disputed (reported apart, counted neither for nor against)"),
+                           (Outcome.WAIVED, "waived (known failures accepted by a waiver)"),
+                           (Outcome.NOT_SUPPORTED, "not supported by the target")):
         if verdicts.get(verdict):
             extras.append(f"{verdicts[verdict]} {words}")
     missing_shards = results.missing_shards

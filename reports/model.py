@@ -71,7 +71,7 @@ class TestResult(TestRecord):
     @property
     def ran(self) -> bool:
         """At least one case was judged (not skipped, not unsupported)."""
-        return self.cases > 0 and self.verdict not in ("skipped", "not-supported")
+        return self.cases > 0 and self.verdict not in (Outcome.SKIPPED, Outcome.NOT_SUPPORTED)
 
     @property
     def dtype(self) -> str | None:

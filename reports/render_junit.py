@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.outcome import Outcome, SkipReason
 
 KIND_ORDER = ("legal", "illegal", "boundary")
 _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -75,13 +75,13 @@ def render_junit(doc: dict) -> str:
             elif tag == "skipped":
                 counts["skipped"] += 1
                 reason = test.get("skipped_reason") or test.get("message") or verdict
-                if verdict == "waived" and test.get("waiver"):
+                if verdict is Outcome.WAIVED and test.get("waiver"):
                     waiver = test["waiver"]
                     reason = f"waived ({waiver.get('reason')}; {waiver.get('link')}): {test.get('message') or ''}"
-                elif verdict == "not-supported" and not reason.startswith("not-supported"):
+                elif verdict is Outcome.NOT_SUPPORTED and test.get("skip") != SkipReason.NOT_SUPPORTED:
                     reason = f"not-supported: {reason}"
                 ET.SubElement(case, "skipped", message=xml_text(reason))
-            elif verdict != "pass":
+            elif verdict is not Outcome.PASS:
                 out = ET.SubElement(case, "system-out")
                 detail = "; ".join(f"{rule}: {seen.get('matches_default', 0)} match the default reading, "
                                    f"{seen.get('differs', 0)} differ"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tabulate import tabulate
 
+from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.reports.coverage import STATE_SYMBOLS, matrix_tables, state_rank
 
 SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Disputed points", "Failures",
@@ -102,7 +103,7 @@ def render_md(doc: dict) -> str:
     out += [f"{summary['covered']} of {summary['total']} rules exercised."
             + (" Not exercised: " + _counts(summary["uncovered"]) + "." if summary["uncovered"] else ""), ""]
     rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["missed"],
-             _counts({k: v for k, v in r["illegal_counts"].items() if k not in ("pass", "missed-reject")}),
+             _counts({k: v for k, v in r["illegal_counts"].items() if k not in (Outcome.PASS, Outcome.MISSED_REJECT)}),
              r["reason"] or "covered", r["citation"]] for r in coverage["rules"]]
     out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]

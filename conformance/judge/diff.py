@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from ascendc_conformance.format.case import Case, Region, decode_memory
-from ascendc_conformance.reference.explain import explain
+from ascendc_conformance.reference.explain import Explanation, explain
 
 OUTSIDE, UNWRITTEN, WRONG, PERMUTED = range(4)
 CLASSES = ("wrote-outside-expected-area", "left-expected-bytes-unwritten", "wrong-value", "permuted")
@@ -90,7 +90,7 @@ class Diff:
 
 
 def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], actual: Mapping[str, Region],
-                explanation: Any = None, *, max_runs: int = MAX_RUNS) -> Diff:
+                explanation: Explanation | None = None, *, max_runs: int = MAX_RUNS) -> Diff:
     """Compare `actual` with `expected`, classing each run with the pre-call image `before` and the bytes the
     call writes (`explanation`, a reference.explain.Explanation; without it every difference counts as
     written-outside). The three images must have the same regions at the same addresses and sizes."""
@@ -130,7 +130,7 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, run_counts) if n}))
 
 
-def diff_results(case: Case | dict, expected: dict, actual: dict, explanation: Any = None,
+def diff_results(case: Case | dict, expected: dict, actual: dict, explanation: Explanation | None = None,
                  *, max_runs: int = MAX_RUNS) -> Diff:
     """diff_memory on the JSON shapes: a case v1 and two "ok" results v1. The explanation is computed from
     the case when not given (reference.explain; None for a case the reference does not answer "ok")."""
