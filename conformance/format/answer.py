@@ -28,12 +28,41 @@ class AnswerKind(Enum):
         return Outcome(self.value)
 
 
+CAPABILITY_KEYS = ("product", "api", "src", "dst", "dtype", "dst_dtype", "form")
+"""What an entry of hello's `implements` / `excludes` may name: product id, API, source and destination
+TPosition, source dtype (`dtype`), destination dtype and call form (count, params, …)."""
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One entry of hello's `implements` or `excludes`: every key it names must match; the others match anything."""
+
+    keys: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def from_json(cls, raw: Any, where: str) -> Capability:
+        if not isinstance(raw, dict) or not raw:
+            raise ValueError(f"{where} must be a non-empty object with some of {', '.join(CAPABILITY_KEYS)}, "
+                             f"got {raw!r}")
+        unknown = sorted(set(raw) - set(CAPABILITY_KEYS))
+        if unknown:
+            raise ValueError(f"{where} has unknown key(s) {', '.join(unknown)}; expected {', '.join(CAPABILITY_KEYS)}")
+        bad = {key: value for key, value in raw.items() if not isinstance(value, str)}
+        if bad:
+            raise ValueError(f"{where} values must be strings, got {bad!r}")
+        return cls(tuple(sorted(raw.items())))
+
+    def matches(self, subject: dict[str, str | None]) -> bool:
+        return all(subject.get(key) == value for key, value in self.keys)
+
+
 @dataclass(frozen=True)
 class Hello:
     """What a target said about itself when it started.
 
-    ``products``/``apis`` are None when the target did not restrict itself,
-    meaning it claims to support every product/API.
+    ``products``/``apis`` are None when the target did not restrict itself, meaning it claims to support every
+    product/API. ``implements`` (None: everything) and ``excludes`` narrow that down to routes, dtypes and
+    forms; a test outside them is `not-supported`.
     """
 
     name: str
@@ -41,6 +70,19 @@ class Hello:
     products: tuple[str, ...] | None
     apis: tuple[str, ...] | None
     raw: dict[str, Any]
+    implements: tuple[Capability, ...] | None = None
+    excludes: tuple[Capability, ...] = ()
+
+    def supports(self, product: str, api: str, **route: str | None) -> bool:
+        """Whether the target claims this product and API and, given `route` (src, dst, dtype, dst_dtype,
+        form), that path: inside `implements` (when given) and outside `excludes`."""
+        if (self.products is not None and product not in self.products) or (self.apis is not None
+                                                                            and api not in self.apis):
+            return False
+        subject = {"product": product, "api": api, **route}
+        if self.implements is not None and not any(entry.matches(subject) for entry in self.implements):
+            return False
+        return not any(entry.matches(subject) for entry in self.excludes)
 
     @classmethod
     def from_dict(cls, raw: Any) -> Hello:
@@ -56,13 +98,23 @@ class Hello:
         validates = raw.get("validates")
         if not isinstance(validates, bool):
             raise ValueError(f'hello answer needs "validates" as true or false, got {validates!r}')
+        implements = raw.get("implements")
         return cls(
             name=name,
             validates=validates,
             products=_optional_names(raw, "products"),
             apis=_optional_names(raw, "apis"),
             raw=raw,
+            implements=None if implements is None else _capabilities(raw, "implements"),
+            excludes=_capabilities(raw, "excludes"),
         )
+
+
+def _capabilities(raw: dict[str, Any], key: str) -> tuple[Capability, ...]:
+    value = raw.get(key) or []
+    if not isinstance(value, list):
+        raise ValueError(f'hello answer "{key}" must be a list of objects, got {value!r}')
+    return tuple(Capability.from_json(entry, f'hello answer "{key}"[{index}]') for index, entry in enumerate(value))
 
 
 def _optional_names(raw: dict[str, Any], key: str) -> tuple[str, ...] | None:

@@ -6,6 +6,10 @@ CASE_TIMEOUT_S = 10.0
 SHRINK_SECONDS = 10.0
 """How long Hypothesis may shrink one failing test before its smallest failing case so far is reported."""
 
+RUN_SHRINK_SECONDS = 30.0
+"""How long a run (each process of it) may spend shrinking all its failing tests together; past it, failures
+are reported as drawn. With SHRINK_SECONDS it keeps a failing run close to the time of a passing one."""
+
 PROFILES = {"quick": 3, "ci": 10, "full": 100}
 """Hypothesis examples per conformance test, per profile; only `full` may call itself a certification run."""
 

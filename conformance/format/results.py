@@ -65,6 +65,55 @@ def thaw(value: Any) -> Any:
     return value
 
 
+def case_summary(case: Mapping) -> dict[str, Any]:
+    """What a person needs to see of a case (no memory images): product, API, route, dtypes, params."""
+    src, dst = case.get("src") or {}, case.get("dst") or {}
+    return {"product": case.get("product"), "api": case.get("api"),
+            "route": f"{src.get('position')}->{dst.get('position')}", "src_dtype": src.get("dtype"),
+            "dst_dtype": dst.get("dtype"), "src_address": src.get("address"), "dst_address": dst.get("address"),
+            "params": dict(case.get("params") or {})}
+
+
+def format_params(summary: Mapping | None) -> str:
+    """One line: `<api> <product> <route> <dtype> {params}` of a case summary ("" without one)."""
+    if not summary:
+        return ""
+    dtype = summary["src_dtype"] if summary["src_dtype"] == summary["dst_dtype"] else \
+        f"{summary['src_dtype']}->{summary['dst_dtype']}"
+    params = ", ".join(f"{name}={value}" for name, value in summary["params"].items())
+    return f"{summary['api']} {summary['product']} {summary['route']} {dtype} {{{params}}}"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """What a failure is about: API x route x verdict x diff class x rule. Failures of one cause are grouped
+    in the reports; a run shrinks only the first failure of each (API, route, verdict, diff class)."""
+
+    api: str
+    route: str
+    verdict: Outcome
+    diff_class: str   # the diff's classes joined by "+", "" for a failure without a memory diff
+    rule: str         # the rule of a fault or bound test, "" for a legal test
+
+    @property
+    def shrink_key(self) -> tuple[str, str, Outcome, str]:
+        return (self.api, self.route, self.verdict, self.diff_class)
+
+    @property
+    def label(self) -> str:
+        parts = [self.api, self.route, self.verdict.value, self.diff_class, self.rule]
+        return " / ".join(part for part in parts if part)
+
+    def to_json(self) -> dict[str, str]:
+        return {"api": self.api, "route": self.route, "verdict": self.verdict.value, "diff_class": self.diff_class,
+                "rule": self.rule, "label": self.label}
+
+
+def diff_class(diff: Mapping | None) -> str:
+    """The classes of a memory diff (verdict.diff), joined by "+"; "" for none."""
+    return "+".join(sorted((diff or {}).get("runs_by_class") or ())) if diff else ""
+
+
 @dataclass(frozen=True)
 class TestRecord:
     """One conformance test as a "test" record of results.jsonl: the one definition of its fields, written by
@@ -94,9 +143,19 @@ class TestRecord:
     waiver: Mapping | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
+    case: Mapping | None = None   # case_summary of the (smallest) failing case
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
+
+    @property
+    def cause(self) -> Cause | None:
+        """What the failure is about; None for a test that did not fail."""
+        if not self.verdict.is_failure:
+            return None
+        case = self.case or {}
+        return Cause(api=self.api or case.get("api") or "", route=case.get("route") or self.route or "",
+                     verdict=self.verdict, diff_class=diff_class(self.diff), rule=self.rule or "")
 
     def to_json(self) -> dict:
         record = {"record": "test"}
@@ -133,7 +192,8 @@ class TestRecord:
                    counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
                    tags=freeze(tags), disputed=freeze(disputed), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
-                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None, **extra)
+                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
+                   case=freeze(record.get("case")) if record.get("case") else None, **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

@@ -9,7 +9,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, SHRINK_SECONDS
+from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, RUN_SHRINK_SECONDS,
+                                                 SHRINK_SECONDS)
 
 PLUGIN_PREFIX = "--ascendc-"
 PROGRESS_MODES = ("auto", "live", "lines", "off")
@@ -88,6 +89,9 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("shrink_seconds", "time Hypothesis may spend shrinking one failing test before its smallest failing "
                                 f"case so far is reported (default {SHRINK_SECONDS:g} s)", metavar="SECONDS",
               default=SHRINK_SECONDS, type=float),
+    RunOption("shrink_budget", "time all failing tests of the run (of each worker) may spend shrinking together; "
+                               f"past it failures are reported as drawn (default {RUN_SHRINK_SECONDS:g} s)",
+              metavar="SECONDS", default=RUN_SHRINK_SECONDS, type=float),
     RunOption("shard", "run only the I-th of N deterministic parts of the suite (merge the reports afterwards)",
               metavar="I/N"),
     RunOption("progress", "progress of the run (tests done per API, cases, failures so far): live (one status "

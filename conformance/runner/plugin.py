@@ -17,10 +17,9 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-import ascendc_conformance
 from ascendc_conformance.format.defaults import PROFILES
-from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, ReportWriter, RunRecorder
-from ascendc_conformance.runner.session import CheckRecord, RunSession, RunSettings, param_id
+from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
+from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 SESSION_KEY = pytest.StashKey[RunSession]()
@@ -47,7 +46,8 @@ def _settings(config: pytest.Config) -> RunSettings:
                        products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
                        profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
                        waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
-                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
+                       shrink_seconds=config.getoption("ascendc_shrink_seconds"),
+                       shrink_budget=config.getoption("ascendc_shrink_budget"))
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -76,33 +76,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         session.close()
 
 
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    session = config.stash.get(SESSION_KEY, None)
-    if session is None:
-        return []
-    hello = session.target.hello
-    return [f"ascendc-conformance {ascendc_conformance.__version__}: target {session.settings.target} "
-            f"(hello: name={hello.name} validates={hello.validates} products={_names(hello.products)} "
-            f"apis={_names(hello.apis)})",
-            f"spec {session.spec.digest}; profile {session.settings.profile} "
-            f"({PROFILES[session.settings.profile]} cases per test); seed {_seed(config)}; "
-            f"products {_names(session.products)}; apis {_names(session.apis)}"]
-
-
-def _names(names) -> str:
-    return ",".join(names) if names else "all"
-
-
-def _seed(config: pytest.Config):
-    return config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash.get(SESSION_KEY, None)
     if session is None:
         return
-    for fixture, items in (("ascendc_path", session.paths), ("ascendc_fault", session.faults),
-                           ("ascendc_boundary", session.boundaries)):
+    for fixture, items in (("ascendc_smoke", session.smoke), ("ascendc_path", session.paths),
+                           ("ascendc_fault", session.faults), ("ascendc_boundary", session.boundaries)):
         if fixture in metafunc.fixturenames:
             metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
 
@@ -143,6 +122,7 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
     record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
     yield record
+    ascendc_run.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
 
 
@@ -153,6 +133,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         record = getattr(item, "funcargs", {}).get("ascendc_record")
         if record is not None and record.failure is None:   # not the target's failure: the suite could not judge
             record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
+            setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
+        elif record is not None and call.excinfo.errisinstance(ConformanceFailure):
+            report.longrepr = record.failure_text         # the target's failure: verdict, diff, replay; no traceback
     if call.when == "teardown" and RECORD_KEY in item.stash:
         setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
     return report

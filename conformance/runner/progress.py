@@ -50,7 +50,7 @@ class Progress:
         self._cases += record.cases
         if record.verdict in FAILURES:
             self._failing += 1
-            self._print(f"{PREFIX} {record.verdict.upper()} {record.test_id}: {_first_line(record.message)}")
+            self._print(failure_line(record))
         self._show()
 
     def finish(self) -> None:
@@ -91,6 +91,11 @@ class Progress:
             self._live(line, True)
         else:
             self._write_line(line)
+
+
+def failure_line(record: TestRecord) -> str:
+    """One line of a failing test: verdict, test id, the first line of its cause."""
+    return f"{PREFIX} {str(record.verdict).upper()} {record.test_id}: {_first_line(record.message)}"
 
 
 def _first_line(message: str) -> str:

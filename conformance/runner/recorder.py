@@ -22,11 +22,13 @@ import ascendc_conformance
 from ascendc_conformance.format import results
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.runner.progress import Progress
+from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
+SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
 ReportWriter = Callable[[Path], Mapping[str, Path]]   # report dir -> {format: file written}
 XDIST_CRASH_PHASE = "???"             # the `when` of the report xdist makes for a test whose worker died
 
@@ -35,12 +37,17 @@ class RunRecorder:
     def __init__(self, config: pytest.Config, run: RunSession, write_reports: ReportWriter):
         self.config, self.run, self.write_reports = config, run, write_reports
         self.matched_waivers: list[dict] = []
+        self.first_replay: str | None = None   # the replay command of the first failing test
         self.progress: Progress | None = None
 
     # --- start ------------------------------------------------------------------------------------------------
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.progress = self._make_progress()
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            for line in self.header_lines():
+                terminal.write_line(line)
         settings = self.run.settings
         if settings.report_dir is None:
             return
@@ -54,6 +61,20 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform()},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed)})
+
+    def header_lines(self) -> list[str]:
+        """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""
+        run, settings = self.run, self.run.settings
+        hello = run.target.hello
+        seed = self.config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
+        selection = f"products {_names(run.products)}; apis {_names(run.apis)}"
+        shard = self.config.getoption("ascendc_shard", None)
+        keyword = self.config.getoption("keyword", None)
+        selection += (f"; shard {shard}" if shard else "") + (f"; -k {keyword!r}" if keyword else "")
+        return [f"{PREFIX} ascendc-conformance {ascendc_conformance.__version__}: target {settings.target} "
+                f"(hello: {json.dumps(hello.raw, sort_keys=True)})",
+                f"{PREFIX} spec {run.spec.digest}; profile {settings.profile} ({PROFILES[settings.profile]} cases "
+                f"per test); seed {seed}; {selection}"]
 
     def _command(self, seed: int | None) -> str:
         """The `run` command line that repeats this run's selection (with its seed)."""
@@ -113,6 +134,8 @@ class RunRecorder:
         return report.outcome, "", report.outcome.upper()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if getattr(report, SUITE_ERROR_ATTRIBUTE, False) and self.config.getoption("tbstyle") == "no":
+            self._write(f"{PREFIX} the suite's own error in {report.nodeid}:\n{report.longreprtext}")
         text = getattr(report, RECORD_ATTRIBUTE, None)
         if text is not None:
             self._recorded(TestRecord.from_json(json.loads(text), report.nodeid))
@@ -133,12 +156,24 @@ class RunRecorder:
             self.matched_waivers.append(results.thaw(record.waiver))
         if self.progress is not None:
             self.progress.record(record)
+        elif record.verdict.is_failure:
+            self._write(failure_line(record))
+        if record.replay_command and self.first_replay is None:
+            self.first_replay = record.replay_command
+
+    def _write(self, text: str) -> None:
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(text)
 
     # --- end ------------------------------------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.progress is not None:
             self.progress.finish()
+        if self.first_replay is not None:
+            self._write(f"{PREFIX} replay the first failure: {self.first_replay}  (one replay file per failing "
+                        f"test in {self.run.settings.report_dir / 'replays'})")
         for waiver in self.run.waivers:
             if waiver.to_json() not in self.matched_waivers:
                 self.config.issue_config_time_warning(pytest.PytestWarning(
@@ -158,3 +193,7 @@ class RunRecorder:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _names(names) -> str:
+    return ",".join(names) if names else "all"

@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from hypothesis.control import current_build_context
+
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, SHRINK_SECONDS
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS
 from ascendc_conformance.runner import waivers
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
-from ascendc_conformance.format.results import TestRecord, freeze
+from ascendc_conformance.format.results import TestRecord, case_summary, freeze
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
@@ -27,6 +29,7 @@ from ascendc_conformance.spec.model import Path as SpecPath, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
 from ascendc_conformance.strategies.legal import select_paths
+from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
 
 class ConformanceFailure(AssertionError):
@@ -46,7 +49,8 @@ class RunSettings:
     report_dir: Path | None = None
     waivers_file: Path | None = None
     timeout: float = CASE_TIMEOUT_S
-    shrink_seconds: float = SHRINK_SECONDS   # per failing test: then only its smallest failing case runs again
+    shrink_seconds: float = SHRINK_SECONDS        # per failing test
+    shrink_budget: float = RUN_SHRINK_SECONDS     # all failing tests of this process together
 
 
 @dataclass(repr=False)
@@ -71,6 +75,9 @@ class CheckRecord(ShortRepr):
     started: float = field(default_factory=time.monotonic)
     failed_at: float | None = None
     failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
+    failing_summary: dict | None = None   # its case_summary, for the record
+    failure_text: str = ""                # what the test raised on it
+    shrink_cut: bool = False              # no shrinking for this failure (its cause was shrunk already, or a hang)
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -100,12 +107,18 @@ class CheckRecord(ShortRepr):
         return self.skipped_reason
 
     def add(self, verdict: Verdict, tags: list[str]) -> None:
-        if self.failure is None:   # after the first failure Hypothesis shrinks: count only the final answer
+        """Count a judged case. Once the test failed, Hypothesis only shrinks: a smaller failing case replaces
+        the failure it was counted as (so the counts always hold the test's verdict); passing candidates of
+        the shrinker are not counted."""
+        if self.failure is None:
             self.counts[verdict.outcome] += 1
             self.tags.update(tags)
             for rule_id in verdict.depends_on:
                 seen = self.disputed.setdefault(rule_id, {"matches_default": 0, "differs": 0})
                 seen["matches_default" if verdict.matches_default else "differs"] += 1
+        elif verdict.is_failure:
+            self.counts[self.failure.outcome] -= 1
+            self.counts[verdict.outcome] += 1
         if verdict.is_failure:
             self.failure = verdict
 
@@ -123,10 +136,10 @@ class CheckRecord(ShortRepr):
             diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
-            skipped_reason=self.skipped_reason)
+            skipped_reason=self.skipped_reason, case=freeze(self.failing_summary) if self.failing_summary else None)
 
 
-def param_id(item: SpecPath | Fault | Boundary) -> str:
+def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
     """The pytest parameter id of the test that checks `item` (test_legal[<id>], test_illegal[<id>], ...)."""
     return item.label if isinstance(item, SpecPath) else item.id
 
@@ -138,6 +151,8 @@ class RunSession:
         self.waivers = (waivers.load(settings.waivers_file, self.spec.rules) if settings.waivers_file else ())
         self.waivers_used: Counter = Counter()
         self._target: Target | None = None
+        self._shrunk_causes: set[tuple] = set()   # Cause.shrink_key of every failure shrunk so far
+        self.shrink_spent = 0.0                   # seconds spent shrinking, over every finished test
 
     @property
     def target(self) -> Target:
@@ -173,9 +188,20 @@ class RunSession:
     def boundaries(self) -> list[Boundary]:
         return boundaries(self.spec, self.products, self.apis)
 
-    @staticmethod
-    def subject(item: SpecPath | Fault | Boundary) -> dict[str, str | None]:
-        """The TestRecord subject fields of the test that checks `item`: a documented path, a fault or a bound."""
+    @cached_property
+    def smoke(self) -> list[Smoke]:
+        return smoke_tests(self.spec, self.paths, self.faults, self.boundaries)
+
+    @classmethod
+    def subject(cls, item: SpecPath | Fault | Boundary | Smoke) -> dict[str, str | None]:
+        """The TestRecord subject fields of the test that checks `item`: a documented path, a fault, a bound,
+        or one smoke case of a route and form (or of a fault or bound)."""
+        if isinstance(item, Smoke):
+            if isinstance(item.item, RouteForm):
+                first = item.item.first
+                return {"product": first.product.id, "api": first.api.name, "route": f"{first.src}->{first.dst}",
+                        "variant": first.form}
+            return cls.subject(item.item)
         if isinstance(item, Fault):
             return {"rule": item.rule.id, "variant": item.variant, "api": item.contexts[0].api.name}
         if isinstance(item, Boundary):
@@ -187,19 +213,41 @@ class RunSession:
     def planned(self) -> dict[str, tuple[str, dict[str, str | None]]]:
         """Test id -> (kind, subject) of every conformance test the selection makes (before sharding)."""
         tests: dict[str, tuple[str, dict[str, str | None]]] = {}
-        for kind, items in (("legal", self.paths), ("illegal", self.faults), ("boundary", self.boundaries)):
+        for kind, items in (("smoke", self.smoke), ("legal", self.paths), ("illegal", self.faults),
+                            ("boundary", self.boundaries)):
             for item in items:
                 tests[f"test_{kind}[{param_id(item)}]"] = (kind, self.subject(item))
         return tests
 
     def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
-        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed."""
-        if self._shrink_budget_spent(record, case):
-            return
+        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed.
+
+        The smallest failing case so far is not run again (Hypothesis replays it at the end): its verdict is
+        known, and a target that hung on it would cost another timeout."""
+        if record.failing_case is not None and json.dumps(case, sort_keys=True) == record.failing_case:
+            raise ConformanceFailure(record.failure_text)
         failure = self._run(record, case, expectation)
         if failure is not None:
             del case   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
             raise ConformanceFailure(failure)
+
+    def cut_short(self, record: CheckRecord) -> bool:
+        """Whether the test should pass this example at once, before drawing a case: it has failed already
+        and shrinking that failure further is not worth the time. The shrinker then finds nothing smaller and
+        its final replay (always run) reports the smallest failing case found so far. A failing run is thus
+        bounded: a failure is shrunk for at most --shrink-seconds, all of them together for at most the run's
+        shrink budget, and only the first failure of each (API, route, verdict, diff class) is shrunk at all;
+        the others, and any timeout or crash, are reported as drawn."""
+        if record.failed_at is None or current_build_context().is_final:
+            return False
+        spent = time.monotonic() - record.failed_at
+        return (record.shrink_cut or spent > self.settings.shrink_seconds
+                or self.shrink_spent + spent > self.settings.shrink_budget)
+
+    def finished(self, record: CheckRecord) -> None:
+        """A test ended: add the time it spent shrinking to the run's shrink budget."""
+        if record.failed_at is not None:
+            self.shrink_spent += time.monotonic() - record.failed_at
 
     def _run(self, record: CheckRecord, case: dict, expectation: str | None) -> str | None:
         """Ask the reference and the target, judge and record; the failure message if the target failed."""
@@ -209,29 +257,32 @@ class RunSession:
         verdict = judge(case, expected, answer, self.target.hello)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
+        first_failure = record.failure is None
         record.add(verdict, case.get("tags", []))
         if not verdict.is_failure:
             return None
-        record.failed_at = record.failed_at or time.monotonic()
         record.failing_case = json.dumps(case, sort_keys=True)
+        record.failing_summary = case_summary(case)
         self._save_replay(record, case, expected, verdict)
-        return f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}"
+        if first_failure:
+            record.failed_at = time.monotonic()
+            self._plan_shrinking(record)
+        record.failure_text = f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}"
+        return record.failure_text
 
-    def _shrink_budget_spent(self, record: CheckRecord, case: dict) -> bool:
-        """Whether Hypothesis is shrinking a failure past the budget and `case` is not the smallest failing one.
-
-        Such candidates are passed without asking the target: the shrinker then finds nothing smaller and
-        ends, and its final replay runs the smallest failing case, which still fails. A target that hangs or
-        a large failing case can therefore not hold a run up for more than about the budget per test.
-        """
-        if record.failed_at is None or time.monotonic() - record.failed_at <= self.settings.shrink_seconds:
-            return False
-        return json.dumps(case, sort_keys=True) != record.failing_case
+    def _plan_shrinking(self, record: CheckRecord) -> None:
+        """Shrink only the first failure of each cause, and never a hang or a crash (each try costs a timeout
+        or a restart)."""
+        cause = record.result().cause
+        assert cause is not None
+        record.shrink_cut = cause.shrink_key in self._shrunk_causes or cause.verdict in (Outcome.TIMEOUT,
+                                                                                            Outcome.CRASHED)
+        self._shrunk_causes.add(cause.shrink_key)
 
     def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:
         """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule."""
         status = expected["status"]
-        if record.kind == "legal" or record.kind == "boundary":
+        if expectation is None:   # a legal case (of a path or a bound)
             if status != "ok":
                 raise SuiteError(f"suite bug: a generated legal case is {status} by the reference: {expected.get('message')}")
         elif expectation == "reject":

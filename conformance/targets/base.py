@@ -43,10 +43,10 @@ class Target(abc.ABC):
     def close(self) -> None:
         """Release the target's resources; the default has none."""
 
-    def supports(self, product: str, api: str) -> bool:
-        """Whether the target claimed, in its hello, to handle this product and API."""
-        products, apis = self.hello.products, self.hello.apis
-        return (products is None or product in products) and (apis is None or api in apis)
+    def supports(self, product: str, api: str, **route: str | None) -> bool:
+        """Whether the target claimed, in its hello, to handle this product and API (and route: see
+        Hello.supports)."""
+        return self.hello.supports(product, api, **route)
 
     def __enter__(self) -> Target:
         return self

@@ -57,8 +57,13 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     argv = [str(SUITE_DIR), f"--rootdir={SUITE_DIR}", "-c", str(SUITE_DIR / "pytest.ini"), "-q",
             f"--hypothesis-seed={seed}", *options.plugin_args(args),
+            # one line per failing test, printed as it fails (no tracebacks, no second list at the end); the
+            # suite's own errors are printed with their traceback by the recorder
+            "--tb=no", "-rN",
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
-            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+            "-W", "ignore::pytest.PytestAssertRewriteWarning",
+            # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
+            "-W", "ignore::DeprecationWarning:libcst"]
     if not any(ep.value == ENTRY_POINT for ep in metadata.entry_points(group="pytest11")):
         argv[:0] = ["-p", ENTRY_POINT]   # not installed (run from a source tree): load the plugin by name
     if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
