@@ -3,6 +3,7 @@
     python benchmarks/run.py              # a table
     python benchmarks/run.py --json       # one JSON object
     python benchmarks/run.py --skip-run   # without the CLI runs (exec_vs_inprocess, ci_profile_seconds,
+                                          # time_to_first_failure_s, failing_run_ratio,
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
 
@@ -13,6 +14,8 @@ See BENCHMARKS.md for what each key means and the figures measured on the projec
 from __future__ import annotations
 
 import argparse
+import re
+import shlex
 import json
 import os
 import platform
@@ -27,7 +30,7 @@ from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+sys.path[:0] = [str(HERE), str(ROOT)]   # the benchmark helpers, and the catalogue of buggy targets (tests/)
 
 import numpy as np  # noqa: E402
 from tabulate import tabulate  # noqa: E402
@@ -36,12 +39,18 @@ import cases  # noqa: E402
 import naive_peer  # noqa: E402
 from ascendc_conformance import reference  # noqa: E402
 from ascendc_conformance.format.case import Case  # noqa: E402
+from ascendc_conformance.strategies.legal import legal_cases, select_paths  # noqa: E402
+from ascendc_conformance.strategies.sample import draw  # noqa: E402
+from ascendc_conformance.format.outcome import FAILURES as FAILING  # noqa: E402
+from ascendc_conformance.targets import open_target  # noqa: E402
+from tests.fixtures.buggy import targets as buggy_targets  # noqa: E402
 
 SMALL_BYTES = 1024
 LOOP_BYTES = 64 * 1024
 GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "reference_vs_loop": ">= 100",
          "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
-         "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20"}
+         "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20",
+         "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5"}
 
 
 def log(message: str) -> None:
@@ -181,30 +190,13 @@ def reference_vs_loop(repeats: int, details: dict) -> dict:
 
 def drawn_cases(api: str, count: int, seed: int) -> list[dict]:
     """`count` legal cases of one API drawn by the strategies under a fixed Hypothesis seed."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hseed
-
-    from ascendc_conformance.strategies.legal import legal_cases, select_paths
-
-    drawn: list[dict] = []
-
-    @hseed(seed)
-    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(legal_cases(select_paths(apis=[api])))
-    def collect(case: dict) -> None:
-        drawn.append(case)
-
-    collect()
-    return drawn
+    return draw(legal_cases(select_paths(apis=[api])), count, seed)
 
 
 def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> None:
     """Target side only (details): the same drawn cases (seed 6) executed through open_target("reference")
     and through open_target("exec:python3 -m ascendc_conformance.targets.serve reference"), median wall time of the
     loop over all cases (the server's start and hello excluded, measured apart)."""
-    from ascendc_conformance.targets import open_target
-
     batch = [case for api in cases.APIS for case in drawn_cases(api, per_api, seed=6)]
     command = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
     start = time.perf_counter()
@@ -304,10 +296,10 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
-def ci_run(workers: int, seed: int) -> dict:
+def ci_run(workers: int, seed: int, target: str = "reference") -> dict:
     """Wall time, exit code and peak resident memory (whole process tree, sampled every 0.1 s) of
-    `python -m conformance run --target reference --profile ci --seed N [--workers W]` over all products."""
-    argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", "reference", "--profile", "ci",
+    `python -m ascendc_conformance run --target T --profile ci --seed N [--workers W]` over all products."""
+    argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", target, "--profile", "ci",
             "--seed", str(seed), "--workers", str(workers)]
     env = _cli_env()
     peak = [0]
@@ -358,12 +350,83 @@ def plugin_overhead_ms(repeats: int, details: dict) -> float:
     return figure
 
 
+# --- 8. failing targets: time to the first failure, and the cost of a failing run ------------------------------------
+
+EXEC_BUGGY = ROOT / "tests" / "fixtures" / "buggy" / "exec_buggy.py"
+FAILURE_LINE = re.compile(r"^\[ascendc\] (%s) " % "|".join(re.escape(o.value.upper()) for o in FAILING))
+
+
+def _catalogue() -> list[str]:
+    """The names of the project's buggy targets (tests/fixtures/buggy/targets.py)."""
+    return [bug.__name__ for bug in buggy_targets.CATALOGUE]
+
+
+def _buggy_target(name: str) -> str:
+    return "exec:" + shlex.join([sys.executable, str(EXEC_BUGGY), name])
+
+
+def first_failure_seconds(target: str, seed: int) -> float | None:
+    """Seconds from starting `run --target T --profile ci` over every product and API to the first line that
+    reports a failing test (the run is then stopped); None if the run ends without one."""
+    argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", target, "--profile", "ci",
+            "--seed", str(seed), "--progress", "lines"]
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=ROOT, env=_cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    assert process.stdout is not None
+    try:
+        for line in process.stdout:
+            if FAILURE_LINE.match(line):
+                return time.perf_counter() - start
+        return None
+    finally:
+        process.kill()
+        process.wait()
+
+
+def time_to_first_failure_s(details: dict, seed: int) -> dict:
+    """Over the catalogue of buggy targets, each served over exec: the median and the maximum of the seconds
+    to the first reported failure of a `ci` run."""
+    seconds = {}
+    for name in _catalogue():
+        seconds[name] = first_failure_seconds(_buggy_target(name), seed)
+        log(f"  {name}: {seconds[name]}")
+    details["time_to_first_failure_s"] = {name: None if s is None else round(s, 2) for name, s in seconds.items()}
+    found = [s for s in seconds.values() if s is not None]
+    missed = [name for name, s in seconds.items() if s is None]
+    if missed:
+        log(f"  no failure reported for: {', '.join(missed)}")
+    return {"median": round(statistics.median(found), 2), "max": round(max(found), 2), "missed": len(missed)}
+
+
+def failing_run_ratio(details: dict, seed: int) -> float:
+    """Wall time of a whole `ci` run of the catalogue's worst target (the one failing the most tests) over
+    that of the reference, both behind exec:."""
+    failing: dict[str, int] = {}
+    for name in _catalogue():   # quick runs to find the worst target
+        with tempfile.TemporaryDirectory() as directory:
+            subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", _buggy_target(name),
+                            "--profile", "quick", "--seed", str(seed), "--progress", "off", "--report", directory],
+                           cwd=ROOT, env=_cli_env(), capture_output=True, text=True)
+            records = [json.loads(line) for line in Path(directory, "results.jsonl").read_text().splitlines()]
+            failing[name] = sum(1 for r in records if r["record"] == "test" and r["verdict"] in FAILING)
+    worst = max(failing, key=lambda name: failing[name])
+    reference_target = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
+    runs = {"reference": ci_run(1, seed, reference_target), worst: ci_run(1, seed, _buggy_target(worst))}
+    details["failing_run_ratio"] = {"failing_tests_quick": failing, "worst": worst, "runs": runs}
+    ratio = runs[worst]["seconds"] / runs["reference"]["seconds"]
+    log(f"  failing_run_ratio: {ratio:.2f} ({worst}: {runs[worst]['seconds']} s, reference over exec: "
+        f"{runs['reference']['seconds']} s)")
+    return round(ratio, 2)
+
+
 # --- driver ---------------------------------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    parser.add_argument("--skip-run", action="store_true", help="skip the two CLI runs of the ci profile")
+    parser.add_argument("--skip-run", action="store_true",
+                        help="skip the CLI runs (ci profile, exec vs in-process, buggy targets)")
     parser.add_argument("--repeats", type=int, default=15, help="samples per median (default 15)")
     parser.add_argument("--seed", type=int, default=1, help="Hypothesis seed of the ci profile runs")
     parser.add_argument("--details", metavar="FILE", help="write the raw timings behind every figure to FILE")
@@ -386,6 +449,13 @@ def main(argv: list[str] | None = None) -> int:
     results["generation_cases_per_s"] = generation_cases_per_s(3, details)
     log("plugin overhead on unrelated pytest runs ...")
     results["plugin_overhead_ms"] = plugin_overhead_ms(args.repeats, details)
+    if args.skip_run:
+        results["time_to_first_failure_s"] = results["failing_run_ratio"] = None
+    else:
+        log("time to the first failure, buggy catalogue over exec ...")
+        results["time_to_first_failure_s"] = time_to_first_failure_s(details, args.seed)
+        log("a failing run against a passing one ...")
+        results["failing_run_ratio"] = failing_run_ratio(details, args.seed)
     if args.skip_run:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None

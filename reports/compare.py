@@ -6,6 +6,7 @@
 - fixed: tests with a failure verdict in OLD that ran in NEW without one;
 - lost_paths: paths x dtypes covered in OLD (a legal test judged cases) and not in NEW;
 - lost_rules: rules exercised in OLD and not in NEW (with NEW's reason);
+- changed_causes: tests failing in both runs for another cause (verdict, route, diff class or rule);
 - verdict_changes: every other test whose verdict changed (including tests only one run has).
 
 `render_table(comparison)` is the human table, `Comparison.to_json()` the machine form.
@@ -26,8 +27,8 @@ ABSENT = "(absent)"
 @dataclass(frozen=True)
 class Change:
     test_id: str
-    old: str          # verdict in OLD, or ABSENT
-    new: str          # verdict in NEW, or ABSENT
+    old: str          # verdict in OLD, or ABSENT (for a changed cause: Cause.label in OLD)
+    new: str          # verdict in NEW, or ABSENT (for a changed cause: Cause.label in NEW)
     message: str = ""
 
     def to_json(self) -> dict:
@@ -53,6 +54,7 @@ class Comparison:
     lost_paths: tuple[str, ...]
     lost_rules: tuple[LostRule, ...]
     verdict_changes: tuple[Change, ...]
+    changed_causes: tuple[Change, ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
@@ -63,9 +65,11 @@ class Comparison:
         return {"old": self.old, "new": self.new, "new_failures": [c.to_json() for c in self.new_failures],
                 "fixed": [c.to_json() for c in self.fixed], "lost_paths": list(self.lost_paths),
                 "lost_rules": [r.to_json() for r in self.lost_rules],
-                "verdict_changes": [c.to_json() for c in self.verdict_changes], "notes": list(self.notes),
+                "verdict_changes": [c.to_json() for c in self.verdict_changes],
+                "changed_causes": [c.to_json() for c in self.changed_causes], "notes": list(self.notes),
                 "summary": {"new_failures": len(self.new_failures), "fixed": len(self.fixed),
                             "lost_paths": len(self.lost_paths), "lost_rules": len(self.lost_rules),
+                            "changed_causes": len(self.changed_causes),
                             "verdict_changes": len(self.verdict_changes)}}
 
 
@@ -90,14 +94,17 @@ def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
         notes.append("NEW did not finish (no end record)")
     old_tests = {t.test_id: t for t in old.tests}
     new_tests = {t.test_id: t for t in new.tests}
-    new_failures, fixed, changes = [], [], []
+    new_failures, fixed, changes, causes = [], [], [], []
     for test_id in list(old_tests) + [t for t in new_tests if t not in old_tests]:
         before, after = old_tests.get(test_id), new_tests.get(test_id)
         old_verdict = before.verdict if before else ABSENT
         new_verdict = after.verdict if after else ABSENT
+        message = (after.message if after else before.message if before else "").splitlines()
+        old_cause, new_cause = (before.cause if before else None), (after.cause if after else None)
+        if old_cause is not None and new_cause is not None and old_cause != new_cause:
+            causes.append(Change(test_id, old_cause.label, new_cause.label, message[0] if message else ""))
         if old_verdict == new_verdict:
             continue
-        message = (after.message if after else before.message if before else "").splitlines()
         change = Change(test_id, old_verdict, new_verdict, message[0] if message else "")
         if new_verdict in FAILURE_VERDICTS and old_verdict not in FAILURE_VERDICTS:
             new_failures.append(change)
@@ -112,7 +119,7 @@ def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
     lost_rules = tuple(LostRule(r.id, new_rules[r.id].reason if r.id in new_rules else "not in the spec")
                        for r in old_cov.rules if r.covered and not (r.id in new_rules and new_rules[r.id].covered))
     return Comparison(_describe(old), _describe(new), tuple(new_failures), tuple(fixed), lost_paths, lost_rules,
-                      tuple(changes), tuple(notes))
+                      tuple(changes), tuple(causes), tuple(notes))
 
 
 def render_table(comparison: Comparison, limit: int | None = None) -> str:
@@ -127,6 +134,7 @@ def render_table(comparison: Comparison, limit: int | None = None) -> str:
     out.append(tabulate([[k.replace("_", " "), v] for k, v in summary.items()], headers=["change", "count"],
                         tablefmt="github"))
     sections = (("New failures", comparison.new_failures), ("Fixed tests", comparison.fixed),
+                ("Failing for another cause", comparison.changed_causes),
                 ("Other verdict changes", comparison.verdict_changes))
     for title, changes in sections:
         out += ["", f"{title} ({len(changes)}):"]

@@ -42,4 +42,5 @@ def render_html(doc: dict) -> str:
     symbols = {state: STATE_SYMBOLS[state] for state in (*VERDICT_ORDER, *NO_RESULT_STATES) if state in STATE_SYMBOLS}
     return _environment().get_template(TEMPLATE).render(
         doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
-        symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN)
+        symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN,
+        failure_anchor={f["test_id"]: f"failure-{index}" for index, f in enumerate(doc["failures"], start=1)})

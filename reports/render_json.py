@@ -20,6 +20,7 @@ from ascendc_conformance.reports.coverage import Coverage, build_coverage, certi
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
 
+from ascendc_conformance.format.results import format_params
 from ascendc_conformance.judge.diff import format_diff
 from ascendc_conformance.spec.loader import load_spec
 
@@ -70,7 +71,31 @@ def _failure(test: TestResult, report_dir: Path | None) -> dict:
             "api": test.api, "route": test.route, "dtype": test.dtype, "rule": test.rule, "variant": test.variant,
             "message": test.message, "diff": thaw(test.diff), "diff_text": diff_text(test.diff), "replay": replay,
             "replay_exists": exists, "replay_command": test.replay_command, "counts": thaw(test.counts),
-            "cases": test.cases}
+            "cases": test.cases, "case": thaw(test.case), "params": format_params(test.case),
+            "cause": test.cause.to_json()}
+
+
+def failure_groups(failures: list[dict]) -> list[dict]:
+    """The failures grouped by cause (API x route x verdict x diff class x rule), most frequent first; each
+    group names its failing tests and the smallest replay (the failure whose case has the smallest
+    parameters, which is usually the one Hypothesis shrank furthest)."""
+    groups: dict[str, list[dict]] = {}
+    for failure in failures:
+        groups.setdefault(failure["cause"]["label"], []).append(failure)
+    out = []
+    for members in groups.values():
+        smallest = min(members, key=lambda f: (_size(f.get("case")), f["test_id"]))
+        out.append({"cause": members[0]["cause"], "count": len(members), "tests": [f["test_id"] for f in members],
+                    "smallest": {key: smallest.get(key) for key in ("test_id", "params", "message", "replay",
+                                                                     "replay_command")}})
+    return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
+
+
+def _size(case: dict | None) -> int:
+    """How big a failing case is, by its parameters (no case: as big as can be)."""
+    if not case:
+        return 2**63
+    return sum(abs(value) for value in case.get("params", {}).values() if isinstance(value, int))
 
 
 def _waiver_key(waiver: Any) -> str:
@@ -128,6 +153,7 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
             "disputed": [row.to_json() for row in coverage.disputes],
         },
         "failures": failures,
+        "failure_groups": failure_groups(failures),
         "waivers": _waivers(results),
         "tests": [test.to_json() for test in results.tests],
         "duplicates": list(results.duplicates),

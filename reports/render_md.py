@@ -120,11 +120,17 @@ def render_md(doc: dict) -> str:
     out += ["## Failures", ""]
     if not doc["failures"]:
         out += ["No failure verdict.", ""]
+    if doc.get("failure_groups"):
+        rows = [[g["cause"]["verdict"], g["cause"]["label"], g["count"], g["smallest"]["test_id"],
+                 g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
+        out += ["### By cause", "", _table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
     for failure in doc["failures"]:
         out += [f"### {failure['verdict']}: `{failure['test_id']}`", ""]
         what = [f"{k} {failure[k]}" for k in ("product", "api", "route", "dtype", "rule", "variant") if failure.get(k)]
         if what:
             out += ["- " + "; ".join(what)]
+        if failure.get("params"):
+            out += [f"- case: `{failure['params']}`"]
         if failure.get("replay"):
             out += [f"- replay file: `{failure['replay']}`" + ("" if failure.get("replay_exists") else " (missing)")]
         if failure.get("replay_command"):

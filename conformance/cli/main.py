@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "ascendc_conformance.cli.commands.expect_cmd",
     "ascendc_conformance.cli.commands.report_cmd",
     "ascendc_conformance.cli.commands.run_cmd",
+    "ascendc_conformance.cli.commands.sample_cmd",
 )
 
 DESCRIPTION = """\

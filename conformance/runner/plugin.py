@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sys
 import zlib
+from itertools import zip_longest
 from pathlib import Path
 from typing import Iterator
 
@@ -87,8 +88,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    session = config.stash.get(SESSION_KEY, None)
+    if session is None:
+        return
+    items[:] = _interleaved(session, items)
     shard = config.getoption("ascendc_shard", None)
-    if not shard or SESSION_KEY not in config.stash:
+    if not shard:
         return
     index, count = _parse_shard(shard)
     keep, drop = [], []
@@ -96,6 +101,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
     items[:] = keep
     config.hook.pytest_deselected(items=drop)
+
+
+def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.Item]:
+    """The conformance tests in run order: the smoke phase first, then the full tests taken one API at a time
+    in turn (each API's own tests keep their order), so that a bug in any API shows early. Other items (a
+    user's own tests in the same pytest run) keep their place at the end."""
+    planned = session.planned
+    phases: dict[bool, dict[str, list[pytest.Item]]] = {True: {}, False: {}}
+    others = []
+    for item in items:
+        name = item.nodeid.rsplit("::", 1)[-1]
+        if name not in planned:
+            others.append(item)
+            continue
+        kind, subject = planned[name]
+        phases[kind == "smoke"].setdefault(subject.get("api") or "", []).append(item)
+    ordered = [item for smoke in (True, False)
+               for round_ in zip_longest(*phases[smoke].values()) for item in round_ if item is not None]
+    return ordered + others
 
 
 def _parse_shard(text: str) -> tuple[int, int]:

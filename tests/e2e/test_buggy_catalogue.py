@@ -181,6 +181,6 @@ def test_the_ci_profile_catches_the_bug(bug: type, tmp_path: Path) -> None:
         assert any(seen["differs"] for record in earned for seen in record["disputed"].values())
     else:
         assert done.returncode == 1
-        assert earned[0]["replay_command"] and "replay: ascendc-conformance replay" in done.stdout
+        assert earned[0]["replay_command"] and "replay the first failure: ascendc-conformance replay" in done.stdout
     if bug.DIFF_CLASS is not None and bug.VERDICT != "disputed":
         assert bug.DIFF_CLASS in earned[0]["diff"]["runs_by_class"], earned[0]["message"]

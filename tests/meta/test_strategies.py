@@ -99,4 +99,4 @@ def test_every_conformance_test_id_is_unique() -> None:
     from ascendc_conformance.runner.session import RunSession, RunSettings
 
     run = RunSession(RunSettings(target="reference"))
-    assert len(run.planned) == len(run.paths) + len(run.faults) + len(run.boundaries)
+    assert len(run.planned) == len(run.smoke) + len(run.paths) + len(run.faults) + len(run.boundaries)

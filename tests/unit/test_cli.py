@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import ascendc_conformance
+from ascendc_conformance import reference
 from ascendc_conformance.cli import main as cli
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.spec.loader import SPEC_DIR, load_spec
@@ -235,8 +236,6 @@ def test_spec_check_missing_file(capsys: pytest.CaptureFixture, tmp_path: Path) 
 # --- expect ----------------------------------------------------------------------------------------
 
 def test_expect_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
-    from ascendc_conformance import reference
-
     case = legal_case()
     path = tmp_path / "case.json"
     path.write_text(json.dumps(case), encoding="utf-8")
@@ -265,8 +264,6 @@ def test_expect_unreadable_file(capsys: pytest.CaptureFixture, tmp_path: Path, c
 
 
 def test_expect_stream(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ascendc_conformance import reference
-
     lines = [json.dumps(legal_case()), "{this is not json", "", json.dumps(illegal_case())]
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
     code, out, _ = run(capsys, "expect", "-")
@@ -311,3 +308,33 @@ def test_python_m_conformance_spec_paths_json() -> None:
     records = json.loads(done.stdout)
     assert len(records) == len(load_spec().paths())
     assert all(set(record) == PATH_KEYS for record in records)
+
+
+def test_sample_prints_cases_with_their_expected_result(capsys) -> None:
+    assert main(["sample", "--api", "LoadData2D", "--product", "910B", "--route", "GM-A1", "--dtype", "half",
+                 "-n", "4", "--seed", "3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 4 and len({json.dumps(line["case"], sort_keys=True) for line in lines}) == 4
+    for line in lines:
+        case = line["case"]
+        assert (case["api"], case["product"], case["src"]["position"], case["dst"]["position"],
+                case["src"]["dtype"]) == ("LoadData2D", "atlas-a2", "GM", "A1", "half")
+        assert line["expected"] == reference.expect(case) and line["expected"]["status"] == "ok"
+    assert main(["sample", "--api", "LoadData2D", "--product", "910B", "--route", "GM->A1", "--dtype", "half",
+                 "-n", "4", "--seed", "3"]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == lines   # same seed, same cases
+
+
+def test_sample_of_an_illegal_rule_gives_rejected_single_faults(capsys) -> None:
+    assert main(["sample", "--api", "DataCopy", "--product", "atlas-a2", "--illegal", "DataCopy-blockCount-max",
+                 "-n", "3"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lines and all(line["expected"]["status"] == "rejected"
+                         and line["expected"]["rules"] == ["DataCopy-blockCount-max"] for line in lines)
+
+
+def test_sample_says_what_matched_nothing(capsys) -> None:
+    assert main(["sample", "--api", "DataCopy", "--product", "910B", "--route", "GM-L0A"]) == 2
+    assert "no documented DataCopy path on atlas-a2 matches route GM-L0A" in capsys.readouterr().err
+    assert main(["sample", "--api", "DataCopy", "--product", "910B", "--illegal", "No-such-rule"]) == 2
+    assert "no rule 'No-such-rule'" in capsys.readouterr().err

@@ -15,8 +15,9 @@ import jsonschema
 import pytest
 
 from ascendc_conformance.cli.main import main
-from ascendc_conformance.reports import FORMATS, ReportError, load_results, render, write_all
-from ascendc_conformance.reports.compare import compare
+from ascendc_conformance.reports import (FORMATS, ReportError, build_document, load_results, render, render_document,
+                                         write_all)
+from ascendc_conformance.reports.compare import compare, render_table
 from ascendc_conformance.reports.coverage import (REASON_KILLED, REASON_NOT_DRAWN, REASON_NOT_SELECTED, REASON_NOT_SUPPORTED,
                               REASON_UNREACHABLE, REASON_UNSPECIFIED, build_coverage, certify)
 from ascendc_conformance.reports.render_html import FAILURES_OPEN
@@ -597,3 +598,38 @@ def test_cli_report_help_and_usage_errors(capsys, tmp_path: Path) -> None:
     assert code == 2 and "missing" in err
     code, _, err = run_cli(capsys, "report")
     assert code == 2 and "report directory" in err
+
+
+def test_compare_reports_a_test_failing_for_another_cause(tmp_path: Path) -> None:
+    """Same test, failing in both runs, but for another diff class: a changed cause, not "no change"."""
+    def failing(diff_class: str) -> dict:
+        return legal("atlas-a2", "DataCopy", "GM->VECIN", "half", "fail", counts={"fail": 1},
+                     diff={"runs_by_class": {diff_class: 1}, "total_runs": 1}, message="memory differs")
+    old = load_results(write_results(tmp_path / "old", [failing("wrong-value")]))
+    new = load_results(write_results(tmp_path / "new", [failing("permuted")]))
+    result = compare(old, new, SPEC)
+    assert not result.new_failures and not result.verdict_changes
+    [change] = result.changed_causes
+    assert (change.old, change.new) == ("DataCopy / GM->VECIN / fail / wrong-value",
+                                        "DataCopy / GM->VECIN / fail / permuted")
+    assert "Failing for another cause (1)" in render_table(result)
+    same = compare(old, load_results(write_results(tmp_path / "same", [failing("wrong-value")])), SPEC)
+    assert not same.changed_causes
+
+
+def test_failures_are_grouped_by_cause_with_their_smallest_case(tmp_path: Path) -> None:
+    def failing(dtype: str, blocks: int, diff_class: str) -> dict:
+        case = {"product": "atlas-a2", "api": "DataCopy", "route": "GM->VECIN", "src_dtype": dtype, "dst_dtype": dtype,
+                "src_address": 0, "dst_address": 0, "params": {"blockCount": blocks, "blockLen": 1}}
+        return legal("atlas-a2", "DataCopy", "GM->VECIN", dtype, "fail", counts={"fail": 1}, case=case,
+                     diff={"runs_by_class": {diff_class: 1}, "total_runs": 1}, message="memory differs")
+    tests = [failing("half", 9, "wrong-value"), failing("float", 2, "wrong-value"), failing("int8_t", 5, "permuted")]
+    document = build_document(load_results(write_results(tmp_path / "r", tests)))
+    validate_report(document)
+    groups = document["failure_groups"]
+    assert [(g["cause"]["label"], g["count"]) for g in groups] == [
+        ("DataCopy / GM->VECIN / fail / wrong-value", 2), ("DataCopy / GM->VECIN / fail / permuted", 1)]
+    assert groups[0]["smallest"]["test_id"] == legal_id("atlas-a2", "DataCopy", "GM->VECIN", "float")
+    assert groups[0]["smallest"]["params"] == "DataCopy atlas-a2 GM->VECIN float {blockCount=2, blockLen=1}"
+    markdown = render_document("md", document)
+    assert "### By cause" in markdown and "DataCopy atlas-a2 GM->VECIN float {blockCount=2, blockLen=1}" in markdown

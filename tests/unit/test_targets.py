@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import pytest
 
 from ascendc_conformance.format.errors import ConformanceError, TargetSpecError, TargetStartError
 from ascendc_conformance.format.answer import AnswerKind
-from ascendc_conformance.targets import Answer, Target, open_target
+from ascendc_conformance.targets import Answer, Hello, Target, open_target
 from ascendc_conformance.targets.base import validate_result
 from ascendc_conformance.targets.exec_target import ExecTarget
 
@@ -426,3 +427,34 @@ def test_answer_is_immutable():
     answer = Answer(kind=AnswerKind.RESULT, result={"status": "error", "message": "x"})
     with pytest.raises(AttributeError):
         answer.kind = "error"  # type: ignore[misc]
+
+
+def test_hello_capabilities_narrow_what_a_target_supports() -> None:
+    hello = Hello.from_dict({"name": "t", "validates": True, "products": ["atlas-a2"],
+                             "implements": [{"api": "DataCopy", "src": "GM", "dst": "VECIN"},
+                                            {"api": "LoadData2D", "dtype": "half"}],
+                             "excludes": [{"form": "count"}, {"dst_dtype": "float"}]})
+    assert hello.supports("atlas-a2", "DataCopy", src="GM", dst="VECIN", dtype="int8_t", dst_dtype="int8_t",
+                          form="params")
+    assert not hello.supports("atlas-a2", "DataCopy", src="GM", dst="VECIN", dtype="int8_t", dst_dtype="int8_t",
+                              form="count")                       # excluded form
+    assert not hello.supports("atlas-a2", "DataCopy", src="GM", dst="A1", dtype="half", dst_dtype="half",
+                              form="params")                      # not implemented
+    assert hello.supports("atlas-a2", "LoadData2D", src="GM", dst="A1", dtype="half", dst_dtype="half", form="params")
+    assert not hello.supports("atlas-a3", "LoadData2D", src="GM", dst="A1", dtype="half", dst_dtype="half",
+                              form="params")                      # product not claimed
+    assert not hello.supports("atlas-a2", "DataCopy", src="GM", dst="VECIN", dtype="half", dst_dtype="float",
+                              form="params")                      # excluded destination dtype
+    plain = Hello.from_dict({"name": "t", "validates": True})
+    assert plain.supports("any", "Api", src="x", dst="y", dtype="z", dst_dtype="z", form="f")
+
+
+@pytest.mark.parametrize("raw, phrase", [
+    ({"implements": {"api": "DataCopy"}}, '"implements" must be a list of objects'),
+    ({"implements": [{"route": "GM->VECIN"}]}, "unknown key(s) route"),
+    ({"excludes": [{"api": 3}]}, "values must be strings"),
+    ({"excludes": [{}]}, "must be a non-empty object"),
+])
+def test_malformed_hello_capabilities_are_refused(raw: dict, phrase: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(phrase)):
+        Hello.from_dict({"name": "t", "validates": True, **raw})

@@ -14,6 +14,7 @@ from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
+from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.plugin import SUITE_DIR
@@ -63,7 +64,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
             "-W", "ignore::pytest.PytestAssertRewriteWarning",
             # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
-            "-W", "ignore::DeprecationWarning:libcst"]
+            "-W", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"]
     if not any(ep.value == ENTRY_POINT for ep in metadata.entry_points(group="pytest11")):
         argv[:0] = ["-p", ENTRY_POINT]   # not installed (run from a source tree): load the plugin by name
     if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
@@ -86,6 +87,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     expected = reference.expect(saved["case"])
     with open_target(args.target, timeout=args.timeout) as target:
         verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello)
+    print(f"case: {format_params(case_summary(saved['case']))}")
     print(verdict.describe())
     if saved.get("verdict"):
         print(f"(saved verdict: {saved['verdict'].get('outcome')})")

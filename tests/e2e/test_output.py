@@ -1,0 +1,124 @@
+"""What a person sees of a failing run (issue 13): a header, one line per failing test and no tracebacks,
+failures grouped by cause with the case's params, replay showing the params, a hang paid once per test,
+counts that agree with verdicts, and targets that declare which routes they implement."""
+from __future__ import annotations
+
+import json
+import re
+from html import escape
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from ascendc_conformance.reports.render_json import validate_report
+
+ROOT = Path(__file__).resolve().parents[2]
+BUGGY = ROOT / "tests" / "fixtures" / "buggy" / "exec_buggy.py"
+FAULTY = ROOT / "tests" / "fixtures" / "targets" / "fake_faulty_reference.py"
+JUDGED = {"pass", "fail", "missed-reject", "false-reject", "error", "timeout", "crashed", "waived", "disputed"}
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ascendc_conformance", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+
+
+def _tests(report_dir: Path) -> list[dict]:
+    return [r for r in map(json.loads, (report_dir / "results.jsonl").read_text().splitlines())
+            if r["record"] == "test"]
+
+
+def test_a_failing_run_prints_a_header_and_one_line_per_failing_test(tmp_path: Path) -> None:
+    target = "exec:" + shlex.join([sys.executable, str(BUGGY), "DataCopyDstGapIgnored"])
+    done = _run("run", "--target", target, "--product", "910B", "--api", "DataCopy", "--profile", "quick",
+                "--seed", "2", "--report", str(tmp_path))
+    assert done.returncode == 1
+    header = done.stdout.splitlines()[:2]
+    assert header[0].startswith("[ascendc] ascendc-conformance ") and f"target {target}" in header[0]
+    assert '"name": "buggy-DataCopyDstGapIgnored"' in header[0]
+    spec_digest = json.loads((tmp_path / "report.json").read_text())["run"]["spec_digest"]
+    assert f"spec {spec_digest}; profile quick (3 cases per test); seed 2; products atlas-a2; apis DataCopy" \
+        in header[1]
+    tests = _tests(tmp_path)
+    failing = [t for t in tests if t["verdict"] in JUDGED - {"pass", "disputed", "waived"}]
+    assert len(failing) > 20
+    for test in failing:   # exactly one line for each, naming its verdict
+        assert len(re.findall(rf"^\[ascendc\] {test['verdict'].upper()} {re.escape(test['test_id'])}: ",
+                              done.stdout, re.M)) == 1
+    assert "Traceback" not in done.stdout and "site-packages" not in done.stdout
+    assert "replay the first failure: ascendc-conformance replay" in done.stdout
+
+    for test in tests:     # a test's counts hold its verdict
+        if test["verdict"] in JUDGED:
+            assert test["counts"].get(test["verdict"], 0) >= 1, test
+            assert sum(test["counts"].values()) == test["cases"]
+
+    document = json.loads((tmp_path / "report.json").read_text())
+    validate_report(document)
+    groups = document["failure_groups"]
+    assert sum(group["count"] for group in groups) == len(document["failures"]) == len(failing)
+    by_id = {f["test_id"]: f for f in document["failures"]}
+    for group in groups:
+        assert {by_id[t]["cause"]["label"] for t in group["tests"]} == {group["cause"]["label"]}
+        assert group["smallest"]["test_id"] in group["tests"] and group["smallest"]["params"]
+    assert all(f["params"].startswith("DataCopy atlas-a2 ") for f in document["failures"])
+    markdown = (tmp_path / "report.md").read_text()
+    assert "### By cause" in markdown and groups[0]["cause"]["label"] in markdown
+    html = (tmp_path / "report.html").read_text()
+    assert 'id="failure-groups"' in html and escape(groups[0]["smallest"]["params"], quote=False) in html
+
+    replay = document["failures"][0]["replay"]
+    again = _run("replay", str(tmp_path / replay), "--target", target)
+    assert again.returncode == 1 and f"case: {document['failures'][0]['params']}" in again.stdout
+
+
+def test_a_hanging_case_is_paid_once_per_test(tmp_path: Path) -> None:
+    """Shrinking never runs a case that timed out again, nor tries smaller ones: each test whose case hangs
+    costs exactly one timeout."""
+    log = tmp_path / "hangs.log"
+    target = "exec:" + shlex.join([sys.executable, str(FAULTY), "--mode", "hang", "--dtype", "half",
+                                   "--log", str(log)])
+    done = _run("run", "--target", target, "--product", "atlas-a2", "--api", "LoadData2D", "--profile", "quick",
+                "--seed", "1", "-k", "test_legal and A1", "--timeout", "3", "--report", str(tmp_path / "out"))
+    assert done.returncode == 1
+    timed_out = [t for t in _tests(tmp_path / "out") if t["verdict"] == "timeout"]
+    assert len(timed_out) == 2   # GM->A1 and A1->A2 in half
+    assert len(log.read_text().splitlines()) == len(timed_out)
+
+
+def test_a_target_declares_the_routes_it_implements(tmp_path: Path) -> None:
+    """hello `implements` / `excludes`: tests outside them are not-supported (n/s), never errors."""
+    done = _run("run", "--target", "python:tests.fixtures.targets.py_fakes:OnlyGmToVecin", "--product", "910B",
+                "--profile", "quick", "--seed", "1", "-k", "test_legal or test_smoke", "--report", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:]
+    tests = _tests(tmp_path)
+    legal = [t for t in tests if t["kind"] == "legal"]
+    implemented = [t for t in legal if t["api"] == "DataCopy" and t["route"] == "GM->VECIN"]
+    assert implemented and {t["verdict"] for t in implemented} == {"pass"}
+    others = [t for t in legal if t not in implemented]
+    assert others and {t["verdict"] for t in others} == {"not-supported"}
+    assert all(t["skip"] == "not-supported" for t in others)
+    smoke_count_form = [t for t in tests if t["kind"] == "smoke" and t["test_id"].endswith("GM->VECIN-count]")]
+    assert smoke_count_form and {t["verdict"] for t in smoke_count_form} == {"not-supported"}
+    matrix = json.loads((tmp_path / "report.json").read_text())["coverage"]["matrix"]
+    mine = [c for c in matrix if c["product"] == "atlas-a2"]
+    assert {c["state"] for c in mine if c["api"] == "DataCopy" and c["route"] == "GM->VECIN"} == {"pass"}
+    assert "not-supported" in {c["state"] for c in mine if c["route"] == "GM->A1"}
+
+
+def test_the_run_reaches_every_api_first_in_the_smoke_phase_and_again_in_the_full_tests(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--collect-only", "-q",
+                           "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    names = [line.rsplit("::", 1)[-1] for line in done.stdout.splitlines() if "::test_" in line]
+    smoke = [name for name in names if name.startswith("test_smoke[")]
+    assert smoke and names[:len(smoke)] == smoke            # the whole smoke phase comes first
+    apis = ("DataCopy", "DataCopySlice", "LoadData2D", "DataCopyNz2Nd")
+
+    def api_of(name: str) -> str:
+        return next(api for api in sorted(apis, key=len, reverse=True) if f"-{api}-" in name or f"[{api}-" in name
+                    or f":{api}-" in name)
+    assert {api_of(name) for name in smoke[:4]} == set(apis)
+    full = names[len(smoke):]
+    assert {api_of(name) for name in full[:4]} == set(apis)
