@@ -15,7 +15,8 @@ from pathlib import Path
 
 import jinja2
 
-from ascendc_conformance.reports.coverage import NO_RESULT_STATES, STATE_SYMBOLS, matrix_tables
+from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
+                                                  matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -42,4 +43,5 @@ def render_html(doc: dict) -> str:
     symbols = {state: STATE_SYMBOLS[state] for state in (*VERDICT_ORDER, *NO_RESULT_STATES) if state in STATE_SYMBOLS}
     return _environment().get_template(TEMPLATE).render(
         doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
-        symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN)
+        symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN,
+        readings_intro=READINGS_INTRO, readings_columns=READINGS_COLUMNS, readings=reading_rows(coverage["disputed"]))

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 import ascendc_conformance
 from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, RunSession, RunSettings, param_id
 
@@ -47,7 +48,8 @@ def _settings(config: pytest.Config) -> RunSettings:
                        products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
                        profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
                        waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
-                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
+                       shrink_seconds=config.getoption("ascendc_shrink_seconds"),
+                       reading=tuple(config.getoption("ascendc_reading")))
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -61,6 +63,10 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     sits above the runner, so the entry point passes it in.
     """
     session = RunSession(_settings(config))
+    try:
+        session.reading
+    except ReadingError as error:
+        raise pytest.UsageError(f"--ascendc-reading: {error}") from None
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
@@ -86,7 +92,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"apis={_names(hello.apis)})",
             f"spec {session.spec.digest}; profile {session.settings.profile} "
             f"({PROFILES[session.settings.profile]} cases per test); seed {_seed(config)}; "
-            f"products {_names(session.products)}; apis {_names(session.apis)}"]
+            f"products {_names(session.products)}; apis {_names(session.apis)}",
+            f"reading {_reading(session)}"]
+
+
+def _reading(session: RunSession) -> str:
+    """The reading in force, as its label and the alternatives it takes."""
+    reading = session.reading
+    chosen = ", ".join(f"{point}={name}" for point, name in reading.choices.items())
+    return f"{reading.label} ({chosen})" if chosen and chosen != reading.label else f"{reading.label} (every point's default)" if not chosen else reading.label
 
 
 def _names(names) -> str:

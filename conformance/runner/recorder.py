@@ -49,6 +49,7 @@ class RunRecorder:
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
             "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": settings.profile,
             "seed": seed, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "reading": self.run.reading.label, "reading_choices": dict(self.run.reading.choices),
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
             "machine": {"node": platform.node(), "python": platform.python_version(),
@@ -61,6 +62,8 @@ class RunRecorder:
         words = ["ascendc-conformance", "run", "--target", settings.target, "--profile", settings.profile]
         words += [word for product in settings.products for word in ("--product", product)]
         words += [word for api in settings.apis for word in ("--api", api)]
+        if self.run.reading.choices:
+            words += ["--reading", self.run.reading.label]
         if seed is not None:
             words += ["--seed", str(seed)]
         shard = self.config.getoption("ascendc_shard", None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from ascendc_conformance.format.results import TestRecord, freeze
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Path as SpecPath, ShortRepr
+from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
 from ascendc_conformance.strategies.legal import select_paths
@@ -47,6 +47,7 @@ class RunSettings:
     waivers_file: Path | None = None
     timeout: float = CASE_TIMEOUT_S
     shrink_seconds: float = SHRINK_SECONDS   # per failing test: then only its smallest failing case runs again
+    reading: tuple[str, ...] = ()            # --reading words: reading sets and POINT=ALT (none: the seed reading)
 
 
 @dataclass(repr=False)
@@ -61,7 +62,8 @@ class CheckRecord(ShortRepr):
     subject: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     tags: Counter = field(default_factory=Counter)
-    disputed: dict = field(default_factory=dict)
+    disputed: dict = field(default_factory=dict)           # point -> Counter of the readings followed
+    dispute_examples: dict = field(default_factory=dict)   # point -> reading -> params of its first case
     failure: Verdict | None = None
     replay: str | None = None
     replay_command: str | None = None
@@ -99,13 +101,13 @@ class CheckRecord(ShortRepr):
         self.skip, self.skipped_reason = reason, f"{reason}: {detail}"
         return self.skipped_reason
 
-    def add(self, verdict: Verdict, tags: list[str]) -> None:
+    def add(self, verdict: Verdict, case: dict) -> None:
         if self.failure is None:   # after the first failure Hypothesis shrinks: count only the final answer
             self.counts[verdict.outcome] += 1
-            self.tags.update(tags)
-            for rule_id in verdict.depends_on:
-                seen = self.disputed.setdefault(rule_id, {"matches_default": 0, "differs": 0})
-                seen["matches_default" if verdict.matches_default else "differs"] += 1
+            self.tags.update(case.get("tags", []))
+            for point, name in verdict.points.items():
+                self.disputed.setdefault(point, Counter())[name] += 1
+                self.dispute_examples.setdefault(point, {}).setdefault(name, case["params"])
         if verdict.is_failure:
             self.failure = verdict
 
@@ -119,7 +121,8 @@ class CheckRecord(ShortRepr):
         return TestRecord(
             test_id=self.test_id, kind=self.kind, verdict=self.verdict, **self.subject,
             counts=freeze(dict(self.counts)), cases=sum(self.counts.values()), tags=freeze(dict(self.tags)),
-            disputed=freeze(self.disputed), message=failure.message if failure else (self.skipped_reason or ""),
+            disputed=freeze({point: dict(seen) for point, seen in self.disputed.items()}),
+            dispute_examples=freeze(self.dispute_examples), message=failure.message if failure else (self.skipped_reason or ""),
             diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
@@ -138,6 +141,11 @@ class RunSession:
         self.waivers = (waivers.load(settings.waivers_file, self.spec.rules) if settings.waivers_file else ())
         self.waivers_used: Counter = Counter()
         self._target: Target | None = None
+
+    @cached_property
+    def reading(self) -> Reading:
+        """The reading the run certifies under (ReadingError for words naming no known point or alternative)."""
+        return self.spec.reading(self.settings.reading)
 
     @property
     def target(self) -> Target:
@@ -203,13 +211,18 @@ class RunSession:
 
     def _run(self, record: CheckRecord, case: dict, expectation: str | None) -> str | None:
         """Ask the reference and the target, judge and record; the failure message if the target failed."""
-        expected = reference.expect(case)
+        expected, others = reference.expect_readings(case, self.reading)
         self._check_expectation(record, case, expected, expectation)
+        if expected["status"] == "rejected" and not self.target.hello.validates:
+            # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
+            record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) and "
+                                                      f"the case is illegal under the reading {self.reading.label}")
+            return None
         answer = self.target.execute(case)
-        verdict = judge(case, expected, answer, self.target.hello)
+        verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
-        record.add(verdict, case.get("tags", []))
+        record.add(verdict, case)
         if not verdict.is_failure:
             return None
         record.failed_at = record.failed_at or time.monotonic()
@@ -246,8 +259,8 @@ class RunSession:
             if waiver.matches(record.test_id, rules):
                 self.waivers_used[waiver] += 1
                 record.waiver = waiver.to_json()
-                return Verdict(Outcome.WAIVED, f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}",
-                               verdict.expected, verdict.actual, verdict.diff, verdict.depends_on)
+                return replace(verdict, outcome=Outcome.WAIVED,
+                               message=f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}")
         return verdict
 
     def _save_replay(self, record: CheckRecord, case: dict, expected: dict, verdict: Verdict) -> None:
