@@ -273,6 +273,13 @@ class Effect:
     def applies(self, product: str, route: tuple[str, str]) -> bool:
         return (not self.products or product in self.products) and (not self.routes or route in self.routes)
 
+    def allows(self, rule: "Rule", value: int) -> bool:
+        """Whether `value` lies within the range rule's bounds under this alternative (a bound it does not
+        name stays the rule's own)."""
+        low, high = self.limits.get(rule.id, (None, None))
+        low, high = (rule.min if low is None else low), (rule.max if high is None else high)
+        return (low is None or value >= low) and (high is None or value <= high)
+
     @property
     def rules(self) -> tuple[str, ...]:
         """Every rule id the alternative names."""
@@ -336,8 +343,7 @@ class Reading:
             return False
         if rule.id in effect.illegal:
             return True
-        low, high = effect.limits[rule.id]
-        return value is None or (low is not None and value < low) or (high is not None and value > high)
+        return value is None or not effect.allows(rule, value)
 
     def units(self, units: TransferUnits) -> TransferUnits:
         """The DataCopy units entry as this reading has it."""
