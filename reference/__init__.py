@@ -80,17 +80,22 @@ def expect_readings(case: Any, reading: Reading | None = None) -> tuple[dict, li
     taken in too, until no new point appears."""
     spec = default_spec()
     reading = reading or spec.seed_reading
-    expected = expect(case, reading=reading)
+    try:
+        parsed = parse_case(case)   # once: decoding the regions is most of a small case's cost
+        expected = result_json(evaluate(parsed, spec, reading=reading), parsed, case)
+    except CaseError as error:
+        return Result.error(str(error)).to_json(), []
     points = points_of(expected.get("depends_on", ()), spec)
     answers: dict[Reading, dict] = {}
-    while True:
+    while points:
         for other in other_readings(points, reading, spec):
             if other not in answers:
-                answers[other] = expect(case, reading=other)
+                answers[other] = result_json(evaluate(parsed, spec, reading=other), parsed, case)
         more = points_of([rule for result in answers.values() for rule in result.get("depends_on", ())], spec)
         if set(more) <= set(points):
-            return expected, [(other, answers[other]) for other in other_readings(points, reading, spec)]
+            break
         points = _unique(points + more)
+    return expected, [(other, answers[other]) for other in other_readings(points, reading, spec)]
 
 
 def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:

@@ -87,7 +87,8 @@ def faults(spec: Spec | None = None, products: Iterable[str] | None = None,
 def _per_product(spec: Spec, fault: Fault) -> list[Fault]:
     """A disputed fault split so that each product some computable alternative applies to draws its own
     cases (`<variant>@<product>`): every such point and product then gets a whole test's cases that tell its
-    readings apart (tests/meta: at least 3 under ci). Contexts no alternative applies to stay together."""
+    readings apart (tests/meta: at least 3 under ci), under the same test id whatever the run selects.
+    Contexts no alternative applies to stay together, under the fault's own variant."""
     if fault.expectation != "disputed":
         return [fault]
     point = spec.disputes.get(fault.rule.dispute) if fault.rule.dispute else None
@@ -98,8 +99,6 @@ def _per_product(spec: Spec, fault: Fault) -> list[Fault]:
                                                  or effect.allows(fault.rule, fault.value))
                                             for effect in point.effects.values())
         groups.setdefault(ctx.product.id if applies else None, []).append(ctx)
-    if len(groups) == 1:
-        return [fault]
     return [replace(fault, variant=f"{fault.variant}@{product}" if product else fault.variant, contexts=tuple(ctxs))
             for product, ctxs in groups.items()]
 
