@@ -97,10 +97,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def _reading(session: RunSession) -> str:
-    """The reading in force, as its label and the alternatives it takes."""
+    """The reading in force: its label and the alternatives it takes."""
     reading = session.reading
     chosen = ", ".join(f"{point}={name}" for point, name in reading.choices.items())
-    return f"{reading.label} ({chosen})" if chosen and chosen != reading.label else f"{reading.label} (every point's default)" if not chosen else reading.label
+    return f"{reading.label}: {chosen or 'every point takes its default'}"
 
 
 def _names(names) -> str:
