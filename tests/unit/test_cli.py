@@ -158,9 +158,12 @@ def test_spec_disputes(capsys: pytest.CaptureFixture) -> None:
     assert [r["id"] for r in records] == list(spec.disputes)
     d1 = next(r for r in records if r["id"] == "D1")
     assert d1["default"] == spec.disputes["D1"].default and "devkit" in d1["alternatives"]
-    assert "DataCopy-blockCount-min" in d1["rules"]
+    assert "DataCopy-blockCount-min" in d1["rules"] and d1["computed"] == ["devkit"] and d1["uncomputable"] == {}
+    d15 = next(r for r in records if r["id"] == "D15")
+    assert d15["computed"] == [] and d15["uncomputable"]["vendor-floor"] == spec.disputes["D15"].uncomputable["vendor-floor"]
     code, out, _ = run(capsys, "spec", "disputes")
     assert code == 0 and "D28" in out and f"{len(records)} disputed points" in out
+    assert "(not computed:" in out and "devkit: D1=devkit" in out
 
 
 def test_spec_dir(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
