@@ -16,40 +16,86 @@ from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.codec import parse_case, result_json
 from ascendc_conformance.reference.index import default_spec
 from ascendc_conformance.reference.legality import Breach, static_breaches
-from ascendc_conformance.spec.model import Spec
+from ascendc_conformance.spec.model import Reading, Spec
 
 # Common rules (spec/common.yaml) the memory stage cites.
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
 
 
-def expect(case: Any) -> dict:
-    """The expected result (v1 dict) of a case dict; a malformed case gets {"status": "error", ...}."""
+def expect(case: Any, *, reading: Reading | None = None) -> dict:
+    """The expected result (v1 dict) of a case dict under `reading` (default: the seed reading); a malformed
+    case gets {"status": "error", ...}."""
     try:
         parsed = parse_case(case)
-        return result_json(evaluate(parsed), parsed, case)
+        return result_json(evaluate(parsed, reading=reading), parsed, case)
     except CaseError as error:
         return Result.error(str(error)).to_json()
 
 
-def evaluate(case: Case, spec: Spec | None = None) -> Result:
-    """The expected outcome of one call under the suite's default readings."""
+def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = None) -> Result:
+    """The expected outcome of one call under `reading` (default: the seed reading, every point's default)."""
     spec = spec or default_spec()
-    call = resolve(case, spec)
+    call = resolve(case, spec, reading)
     module = MODULES[call.api.name]
-    verdict, depends = _verdict(static_breaches(call, module.RELATIONS))
+    verdict, depends = _verdict(call, static_breaches(call, module.RELATIONS))
     if verdict is not None:
         return verdict
     plan = module.plan(call)
     spans = moves.extents(call, plan)
     memory_breaches, capacity_depends = _memory_breaches(call, spans)
-    verdict, more = _verdict(memory_breaches)
+    verdict, more = _verdict(call, memory_breaches)
     if verdict is not None:
         return verdict
+    semantic = [Breach(spec.rule(rule_id), f"{call.reading.label} makes it illegal")
+                for rule_id in plan.depends_on if call.reading.illegal(spec.rule(rule_id), call.product.id, call.route)]
+    if semantic:
+        return _verdict(call, semantic)[0]
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
     if moves.overlaps(call, plan, *spans):
         return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
     return Result.ok(moves.apply(call, plan, spans), _unique(depends + more + capacity_depends + plan.depends_on))
+
+
+def points_of(depends_on: tuple[str, ...] | list[str], spec: Spec | None = None) -> tuple[str, ...]:
+    """The disputed points the rules of a result's `depends_on` belong to, in order."""
+    spec = spec or default_spec()
+    return _unique(tuple(spec.rule(rule_id).dispute for rule_id in depends_on if spec.rule(rule_id).dispute))
+
+
+def other_readings(points: tuple[str, ...], reading: Reading, spec: Spec | None = None) -> list[Reading]:
+    """Every combination of the computable readings of `points` other than `reading`'s own (the other points
+    as `reading` has them): the readings a case that depends on these points is also judged against."""
+    spec = spec or default_spec()
+    combos = [reading]
+    for point in points:
+        combos = [combo.with_choice(spec, point, name) for combo in combos for name in spec.disputes[point].readings]
+    return [combo for combo in dict.fromkeys(combos) if combo != reading]
+
+
+def expect_readings(case: Any, reading: Reading | None = None) -> tuple[dict, list[tuple[Reading, dict]]]:
+    """The expected result under `reading` and, when it depends on disputed points, under every other
+    combination of their computable readings (other_readings), as (reading, result) pairs. A point that only
+    an alternative's answer depends on (e.g. D8 once count-below-unit's alternative makes a count legal) is
+    taken in too, until no new point appears."""
+    spec = default_spec()
+    reading = reading or spec.seed_reading
+    try:
+        parsed = parse_case(case)   # once: decoding the regions is most of a small case's cost
+        expected = result_json(evaluate(parsed, spec, reading=reading), parsed, case)
+    except CaseError as error:
+        return Result.error(str(error)).to_json(), []
+    points = points_of(expected.get("depends_on", ()), spec)
+    answers: dict[Reading, dict] = {}
+    while points:
+        for other in other_readings(points, reading, spec):
+            if other not in answers:
+                answers[other] = result_json(evaluate(parsed, spec, reading=other), parsed, case)
+        more = points_of([rule for result in answers.values() for rule in result.get("depends_on", ())], spec)
+        if set(more) <= set(points):
+            break
+        points = _unique(points + more)
+    return expected, [(other, answers[other]) for other in other_readings(points, reading, spec)]
 
 
 def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:
@@ -60,26 +106,26 @@ def _unique(ids: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
-def _verdict(breaches: list[Breach]) -> tuple[Result | None, tuple[str, ...]]:
-    """Rejected, unspecified, or (None, rule ids the legal outcome depends on)."""
+def _verdict(call: Call, breaches: list[Breach]) -> tuple[Result | None, tuple[str, ...]]:
+    """Rejected, unspecified, or (None, rule ids the legal outcome depends on), under the call's reading."""
     if not breaches:
         return None, ()
-    illegal = [b for b in breaches if b.rule.illegal_by_default]
+    illegal = [b for b in breaches if b.illegal(call)]
     if illegal:
-        firm = [b for b in illegal if b.rule.status == "documented" and b.disputed_by is None]
-        depends = () if firm else _unique(tuple(b.rule.id for b in illegal if b.rule.status != "documented")
-                                          + tuple(b.disputed_by for b in illegal if b.disputed_by))
+        firm = [b for b in illegal if b.disputed is None]
+        depends = () if firm else _unique(tuple(b.disputed for b in illegal))
         message = "; ".join(f"{b.rule.id}: {b.detail}" for b in illegal)
         return Result.rejected(_unique(tuple(b.rule.id for b in illegal)), message, depends), ()
     unspecified = [b for b in breaches if b.rule.status == "unspecified"]
     if unspecified:
         message = "; ".join(f"{b.rule.id}: {b.detail}" for b in unspecified)
         return Result.unspecified(_unique(tuple(b.rule.id for b in unspecified)), message), ()
-    return None, _unique(tuple(b.rule.id for b in breaches))
+    return None, _unique(tuple(b.disputed for b in breaches if b.disputed))
 
 
 def _memory_breaches(call: Call, spans: moves.Extents) -> tuple[list[Breach], tuple[str, ...]]:
-    """Accesses outside the case's regions or beyond a memory's capacity (with disputed capacities noted)."""
+    """Accesses outside the case's regions or beyond a memory's capacity under the call's reading (with
+    disputed capacities noted)."""
     spec = call.spec
     breaches, depends = [], []
     for name, span in zip(("src", "dst"), spans):
@@ -94,12 +140,14 @@ def _memory_breaches(call: Call, spans: moves.Extents) -> tuple[list[Breach], tu
         capacity = call.product.capacities.get(span.memory)
         if capacity is None:
             continue
-        alternatives = capacity.alternatives.values()   # the disputed readings of the capacity
-        if span.stop > capacity.bytes:
-            disputed_by = capacity.rule if any(span.stop <= reading for reading in alternatives) else None
-            breaches.append(Breach(spec.rule(CAPACITY), f"{_where(name, span)} exceed the {capacity.bytes}-B "
+        point = spec.rule(capacity.rule).dispute if capacity.rule else None
+        limit = call.reading.capacity(capacity, point)
+        readings = (capacity.bytes, *capacity.alternatives.values())   # every reading of the capacity
+        if span.stop > limit:
+            disputed_by = capacity.rule if any(span.stop <= bytes_ for bytes_ in readings) else None
+            breaches.append(Breach(spec.rule(CAPACITY), f"{_where(name, span)} exceed the {limit}-B "
                                                          f"capacity on {call.product.id}", disputed_by))
-        elif any(span.stop > reading for reading in alternatives):
+        elif any(span.stop > bytes_ for bytes_ in readings):
             depends.append(capacity.rule)
     return breaches, tuple(depends)
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference.index import for_spec
-from ascendc_conformance.spec.model import Api, Dtype, Field, Form, Product, Spec
+from ascendc_conformance.spec.model import Api, Dtype, Field, Form, Product, Reading, Spec
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,12 @@ class Signature:
 
 @dataclass(frozen=True)
 class Call(Signature):
-    """One case resolved against the spec: its signature, the case itself and the spec it was resolved in."""
+    """One case resolved against the spec: its signature, the case itself, the spec it was resolved in and the
+    reading of the disputed points it is answered under."""
 
     case: Case
     spec: Spec
+    reading: Reading
     # Per-call scratch space for what an API module derives from the params more than once per call (e.g.
     # the slice counts every DataCopySlice relation check asks for); never part of the call's identity.
     derived: dict = field(default_factory=dict, compare=False, repr=False)
@@ -51,9 +53,14 @@ class Call(Signature):
     def memory(self, name: str) -> str | None:
         return self.src_memory if name == "src" else self.dst_memory
 
+    @property
+    def route(self) -> tuple[str, str]:
+        return (self.case.src.position, self.case.dst.position)
 
-def resolve(case: Case, spec: Spec) -> Call:
+
+def resolve(case: Case, spec: Spec, reading: Reading | None = None) -> Call:
     """Resolve names and the parameter form; raise CaseError naming the first thing that is malformed.
+    `reading` (default: the seed reading) is the reading the call is answered under.
 
     What the names and parameter keys decide (product, API, form, dtypes, memories) is the same for every
     case that shares them, so it is worked out once per spec (SpecIndex.signatures); only the values' types
@@ -69,7 +76,7 @@ def resolve(case: Case, spec: Spec) -> Call:
     for name, param in signature.form.fields.items():
         if not _plainly_typed(api, param, case.params[name]):
             _check_value(spec, api, f"case.params.{name}", param, case.params[name])
-    return Call(**signature.__dict__, case=case, spec=spec)
+    return Call(**signature.__dict__, case=case, spec=spec, reading=reading or spec.seed_reading)
 
 
 def _signature(case: Case, spec: Spec) -> Signature:

@@ -18,6 +18,7 @@ from ascendc_conformance.reference.apis import MODULES
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.transfer import byte_addresses
 from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Reading
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,14 +77,15 @@ class Explanation:
         return f"{text}, byte {byte}" if size > 1 else text
 
 
-def explain(case: Case | dict[str, Any]) -> Explanation | None:
-    """The bytes the call of `case` touches, or None when the reference does not answer "ok" for it."""
+def explain(case: Case | dict[str, Any], reading: Reading | None = None) -> Explanation | None:
+    """The bytes the call of `case` touches under `reading` (default: the seed reading), or None when the
+    reference does not answer "ok" for it."""
     if not isinstance(case, Case):
         case = Case.from_json(case)
     spec = load_spec()
-    if evaluate(case, spec).status != "ok":
+    if evaluate(case, spec, reading=reading).status != "ok":
         return None
-    call = resolve(case, spec)
+    call = resolve(case, spec, reading)
     transfer = MODULES[call.api.name].plan(call)
     return Explanation(dst_memory=call.dst_memory, dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
                        src_memory=call.src_memory, src_addresses=byte_addresses(call, "src", transfer.src_elements),

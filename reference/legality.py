@@ -23,6 +23,16 @@ class Breach:
     rule: Rule
     detail: str
     disputed_by: str | None = None
+    value: int | None = None   # the parameter's value, for a range rule (a reading may move its bounds)
+
+    def illegal(self, call: Call) -> bool:
+        """Whether this breach makes the call illegal under the call's reading."""
+        return call.reading.illegal(self.rule, call.product.id, call.route, self.value, self.disputed_by)
+
+    @property
+    def disputed(self) -> str | None:
+        """The disputed or vendor-only rule the breach's outcome hinges on, if any."""
+        return self.disputed_by or (self.rule.id if self.rule.status != "documented" else None)
 
 
 # Rules whose outcome depends only on the path (product, API, route, dtypes, form), never on the values.
@@ -50,9 +60,9 @@ def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
             if value % multiple:
                 found.append((position, Breach(rule, f"{field} = {value} is not a multiple of {multiple}")))
         elif low is not None and value < low:
-            found.append((position, Breach(rule, f"{field} = {value} < {low}")))
+            found.append((position, Breach(rule, f"{field} = {value} < {low}", value=value)))
         elif high is not None and value > high:
-            found.append((position, Breach(rule, f"{field} = {value} > {high}")))
+            found.append((position, Breach(rule, f"{field} = {value} > {high}", value=value)))
     for position, rule, demands in checks.alignments:
         for name, align in demands:
             operand = case.src if name == "src" else case.dst

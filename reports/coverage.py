@@ -11,22 +11,26 @@ certification statement.
 - `rules`: every rule of the spec with legal hits (`hit:<rule>` tags), boundary hits (`boundary:<rule>:*`
   tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule),
   and for a rule nothing exercised, why (REASONS).
-- `disputes`: per disputed rule id, how often the target behaved as the default reading and how often not,
-  with the dispute's default and alternatives from spec.disputes.
+- `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
+  cases that tell them apart (counts per reading and "none", one example's params each, a one-word summary),
+  with the point's default, alternatives and the alternatives the reference cannot compute (and why).
 - `verdicts` / `cases`: tests per verdict, judged cases per outcome.
 
 `certify(results, coverage)` gives the `Certification` statement.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import SEED
 
 NOT_SELECTED = "not selected"
 NOT_RUN = "not run"
@@ -98,7 +102,7 @@ class RuleRow:
     rejected: int
     missed: int
     illegal_counts: Mapping[str, int]   # every outcome of the rule's illegal tests (cases)
-    disputed_cases: int                 # cases of any test whose outcome depended on this rule
+    disputed_cases: int                 # cases of any test that told the readings of this rule's point apart
     failures: int                       # tests about this rule (illegal or boundary) with a failure verdict
     tests: tuple[str, ...]              # tests about this rule (rule == id)
     reason: str | None                  # why nothing exercised the rule; None when covered
@@ -116,34 +120,40 @@ class RuleRow:
                 "covered": self.covered, "reason": self.reason}
 
 
+NOT_EXERCISED, MIXED = "not exercised", "mixed"
+
+
 @dataclass(frozen=True)
 class DisputeRow:
-    rule: str
-    point: str | None
+    """Which reading of one disputed point the target follows: `counts` per reading of the point (SEED for
+    its default, an alternative's name, NONE for an answer that matched no reading) over the cases that
+    discriminate the point, and the params of one such case per reading."""
+
+    point: str
     title: str
-    status: str
     default: str
     alternatives: Mapping[str, str]
-    matches_default: int
-    differs: int
+    uncomputable: Mapping[str, str]     # alternative -> why the reference cannot compute it
+    rules: tuple[str, ...]              # the spec's rules of this point
+    run_reading: str                    # the reading of this point the run judged under
+    counts: Mapping[str, int]
+    examples: Mapping[str, Mapping]
     tests: tuple[str, ...]
-    selected: bool = True    # the run selected the rule's API and at least one of its products
 
     @property
-    def behaviour(self) -> str:
-        if not self.matches_default and not self.differs:
-            return "not observed" if self.selected else "not observed (not selected in this run)"
-        if not self.differs:
-            return "matches the default reading"
-        if not self.matches_default:
-            return "differs from the default reading"
-        return "mixed: matches the default reading in some cases, differs in others"
+    def summary(self) -> str:
+        """One word: the reading followed (SEED or an alternative's name), MIXED, NONE or NOT_EXERCISED."""
+        followed = [name for name, n in self.counts.items() if n]
+        if not followed:
+            return NOT_EXERCISED
+        return followed[0] if len(followed) == 1 else MIXED
 
     def to_json(self) -> dict:
-        return {"rule": self.rule, "point": self.point, "title": self.title, "status": self.status,
-                "default": self.default, "alternatives": dict(self.alternatives),
-                "matches_default": self.matches_default, "differs": self.differs, "behaviour": self.behaviour,
-                "selected": self.selected, "tests": list(self.tests)}
+        return {"point": self.point, "title": self.title, "default": self.default,
+                "alternatives": dict(self.alternatives), "uncomputable": dict(self.uncomputable),
+                "rules": list(self.rules), "run_reading": self.run_reading, "counts": dict(self.counts),
+                "examples": {name: dict(params) for name, params in self.examples.items()},
+                "summary": self.summary, "tests": list(self.tests)}
 
 
 @dataclass(frozen=True)
@@ -228,7 +238,7 @@ def build_coverage(results: RunResults, spec=None) -> Coverage:
     # a selected path with no test record: the run stopped early (-x), was killed, or a shard is missing
     incomplete = results.killed or any(cell.state == NOT_RUN for cell in cells)
     rules = _rules(spec, results, selected_products, selected_apis, incomplete)
-    disputes = _disputes(spec, results, selected_products, selected_apis)
+    disputes = _disputes(spec, results)
     return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
                     cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
                     verdicts=MappingProxyType(results.verdict_counts()), cases=MappingProxyType(results.case_counts()),
@@ -300,8 +310,8 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
                 _count(hits, tag[4:], n)
             elif tag.startswith("boundary:"):
                 _count(bounds, tag[len("boundary:"):].rsplit(":", 1)[0], n)
-        for rule_id, seen in test.disputed.items():
-            _count(disputed, rule_id, int(seen.get("matches_default", 0)) + int(seen.get("differs", 0)))
+        for point, seen in test.disputed.items():
+            _count(disputed, point, sum(seen.values()))
         if test.rule:
             about.setdefault(test.rule, []).append(test)
     rows = []
@@ -312,15 +322,14 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
             if test.kind == "illegal":
                 for outcome, n in test.counts.items():
                     _count(illegal, outcome, n)
-        exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + disputed.get(rule.id, 0)
-                     + sum(t.cases for t in tests))
+        exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + sum(t.cases for t in tests))
         reason = None if exercised else _reason(rule, tests, results, products, apis, incomplete)
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
             missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
-            disputed_cases=disputed.get(rule.id, 0), failures=sum(t.is_failure for t in tests),
+            disputed_cases=disputed.get(rule.dispute, 0) if rule.dispute else 0, failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
 
@@ -345,34 +354,33 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
     return REASON_NOT_DRAWN
 
 
-def _disputes(spec, results: RunResults, products, apis) -> list[DisputeRow]:
-    seen: dict[str, dict] = {}
+def _disputes(spec, results: RunResults) -> list[DisputeRow]:
+    """One row per disputed point with named alternatives, in the spec's order."""
+    counts: dict[str, dict[str, int]] = {}
+    examples: dict[str, dict[str, Mapping]] = {}
+    tests: dict[str, list[str]] = {}
     for test in results.tests:
-        for rule_id, counts in test.disputed.items():
-            entry = seen.setdefault(rule_id, {"matches_default": 0, "differs": 0, "tests": []})
-            entry["matches_default"] += int(counts.get("matches_default", 0))
-            entry["differs"] += int(counts.get("differs", 0))
-            entry["tests"].append(test.test_id)
-    ids = [r.id for r in spec.rules.values() if r.status in ("disputed", "vendor-only")]
-    ids += [rule_id for rule_id in seen if rule_id not in ids]
+        for point, seen in test.disputed.items():
+            for name, n in seen.items():
+                _count(counts.setdefault(point, {}), name, n)
+            for name, params in test.dispute_examples.get(point, {}).items():
+                examples.setdefault(point, {}).setdefault(name, params)
+            tests.setdefault(point, []).append(test.test_id)
     rows = []
-    for rule_id in ids:
-        rule = spec.rules.get(rule_id)
-        point = spec.disputes.get(rule.dispute) if rule is not None and rule.dispute else None
-        entry = seen.get(rule_id, {"matches_default": 0, "differs": 0, "tests": []})
-        if point is not None:
-            title, default, alternatives = point.title, point.default, dict(point.alternatives)
-        elif rule is not None:
-            title = rule.description
-            default = f"{rule.default_outcome} (the suite's default reading)"
-            alternatives = {}
-        else:
-            title, default, alternatives = "(rule not in the spec)", "", {}
-        rows.append(DisputeRow(rule=rule_id, point=rule.dispute if rule is not None else None, title=title,
-                               status=rule.status if rule is not None else "unknown", default=default,
-                               alternatives=MappingProxyType(alternatives), matches_default=entry["matches_default"],
-                               differs=entry["differs"], tests=tuple(entry["tests"]),
-                               selected=rule is None or _selected(rule, products, apis)))
+    for point in spec.disputes.values():
+        if not point.alternatives:
+            continue
+        names = [SEED, *point.effects, NONE]   # an uncomputable alternative is never followed: see `uncomputable`
+        seen = counts.get(point.id, {})
+        rows.append(DisputeRow(
+            point=point.id, title=point.title, default=point.default,
+            alternatives=MappingProxyType(dict(point.alternatives)), uncomputable=MappingProxyType(dict(point.uncomputable)),
+            rules=tuple(rule.id for rule in spec.rules.values() if rule.dispute == point.id),
+            run_reading=results.reading_choices.get(point.id, SEED),
+            counts=MappingProxyType({name: seen.get(name, 0) for name in names if name in seen or name != NONE}),
+            examples=MappingProxyType({name: examples[point.id][name] for name in names
+                                       if name in examples.get(point.id, {})}),
+            tests=tuple(tests.get(point.id, ()))))
     return rows
 
 
@@ -393,6 +401,7 @@ class Certification:
     spec_digest: str
     profile: str
     seed: int | None
+    reading: str                     # the reading of the disputed points the run judged under
     products: tuple[str, ...]        # selected products with at least one legal test that ran
     apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
     unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes (all their tests skipped)
@@ -411,6 +420,7 @@ class Certification:
         return (f"Target: {self.target}",
                 f"Suite: ascendc-conformance {self.suite_version}; spec digest {self.spec_digest}; "
                 f"profile {self.profile}; seed {seed}",
+                f"Reading of the disputed points: {self.reading}",
                 f"Products covered: {', '.join(self.products) or 'none'}",
                 f"APIs covered: {', '.join(self.apis) or 'none'}",
                 *((f"Not supported by the target: {', '.join(self.unsupported)}",) if self.unsupported else ()),
@@ -424,7 +434,8 @@ class Certification:
 
     def to_json(self) -> dict:
         return {"target": self.target, "suite_version": self.suite_version, "spec_digest": self.spec_digest,
-                "profile": self.profile, "seed": self.seed, "products": list(self.products), "apis": list(self.apis),
+                "profile": self.profile, "seed": self.seed, "reading": self.reading, "products": list(self.products),
+                "apis": list(self.apis),
                 "unsupported": list(self.unsupported), "outcome": self.outcome,
                 "is_certification": self.is_certification, "summary": self.summary, "scope": self.scope,
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
@@ -443,7 +454,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     verdicts = coverage.verdicts
     remarks: list[str] = []
     extras = []
-    for verdict, words in ((Outcome.DISPUTED, "disputed (reported apart, counted neither for nor against)"),
+    for verdict, words in ((Outcome.DISPUTED, f"disputed (the target followed another reading than "
+                                              f"{results.reading}; reported apart, counted neither for nor against)"),
                            (Outcome.WAIVED, "waived (known failures accepted by a waiver)"),
                            (Outcome.NOT_SUPPORTED, "not supported by the target")):
         if verdicts.get(verdict):
@@ -508,7 +520,7 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     if results.spec_digest != "(unknown)" and coverage.notes and any("spec" in n for n in coverage.notes):
         remarks.extend(n for n in coverage.notes if n.startswith("the run used spec"))
     return Certification(target=results.target, suite_version=results.suite_version, spec_digest=results.spec_digest,
-                         profile=profile, seed=results.seed, products=products, apis=apis,
+                         profile=profile, seed=results.seed, reading=results.reading, products=products, apis=apis,
                          unsupported=tuple(unsupported), outcome=outcome, is_certification=is_certification,
                          summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
                          cases=cases)
@@ -552,3 +564,23 @@ def matrix_tables(coverage: dict) -> list[dict]:
                          "state": min(states, key=state_rank) if states else NOT_SELECTED})
         result.append({**table, "dtypes": dtypes, "rows": rows})
     return result
+
+
+# --- the "which reading does the target follow" table, one wording for every renderer --------------------
+
+READINGS_INTRO = ("Per disputed point, the cases whose outcome differs between its readings, by the reading the target's "
+                  "answer matched (seed = the default; none = no reading); a case that follows another reading than "
+                  "the run's is `disputed`, reported apart; one that matches none is a failure.")
+READINGS_COLUMNS = ("point", "title", "run's reading", "cases per reading", "example (params)", "target follows",
+                    "not computed")
+
+
+def reading_rows(disputed: list[dict]) -> list[list[str]]:
+    """The readings table as plain text cells (READINGS_COLUMNS), from report.json's coverage.disputed."""
+    rows = []
+    for d in disputed:
+        counts = ", ".join(f"{name} {n}" for name, n in d["counts"].items())
+        examples = "; ".join(f"{name}: {json.dumps(params, sort_keys=True)}" for name, params in d["examples"].items())
+        missing = "; ".join(f"{name}: {why}" for name, why in d["uncomputable"].items())
+        rows.append([d["point"], d["title"], d["run_reading"], counts, examples or "–", d["summary"], missing or "–"])
+    return rows

@@ -31,7 +31,7 @@ VERDICT_ORDER = tuple(Outcome)
 VERDICTS = VERDICT_ORDER
 FAILURE_VERDICTS = FAILURES
 # The metadata that must agree when shards are merged.
-MERGE_KEYS = ("target", "spec_digest", "profile", "seed")
+MERGE_KEYS = ("target", "spec_digest", "profile", "seed", "reading")
 
 
 class ReportError(ConformanceError):
@@ -157,6 +157,16 @@ class RunResults:
         return self._get("seed")
 
     @property
+    def reading(self) -> str:
+        """The reading of the disputed points the run judged under (a run record without one: seed)."""
+        return str(self._get("reading") or "seed")
+
+    @property
+    def reading_choices(self) -> Mapping[str, str]:
+        """The alternatives the reading takes, per point (empty: every point's default)."""
+        return self._get("reading_choices") or MappingProxyType({})
+
+    @property
     def products(self) -> tuple[str, ...]:
         """The products the run selected; empty = all of the spec."""
         return tuple(self._get("products") or ())
@@ -232,6 +242,7 @@ class RunResults:
         machines = [thaw(s.machine) for s in self.shards]
         return {"target": self.target, "hello": thaw(self.hello), "suite_version": self.suite_version,
                 "spec_digest": self.spec_digest, "profile": self.profile, "seed": self.seed,
+                "reading": self.reading, "reading_choices": thaw(self.reading_choices),
                 "products": list(self.products), "apis": list(self.apis), "started": self.started,
                 "finished": self.finished, "exit_status": self.exit_status, "killed": self.killed,
                 "machine": machines[0] if machines else {}, "command": self._get("command"),
@@ -351,7 +362,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
             mismatches.append(f"{key} differs ({listed})")
     if mismatches:
         raise ReportError("cannot merge results of different runs (shards of one run share target, spec digest, "
-                          "profile and seed): " + "; ".join(mismatches))
+                          "profile, seed and reading): " + "; ".join(mismatches))
     notes: list[str] = []
     for part in parts:
         notes.extend(part.notes)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import jinja2
 
-from ascendc_conformance.reports.coverage import NO_RESULT_STATES, STATE_SYMBOLS, matrix_tables
+from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
+                                                  matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -43,4 +44,5 @@ def render_html(doc: dict) -> str:
     return _environment().get_template(TEMPLATE).render(
         doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
         symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN,
-        failure_anchor={f["test_id"]: f"failure-{index}" for index, f in enumerate(doc["failures"], start=1)})
+        failure_anchor={f["test_id"]: f"failure-{index}" for index, f in enumerate(doc["failures"], start=1)},
+        readings_intro=READINGS_INTRO, readings_columns=READINGS_COLUMNS, readings=reading_rows(coverage["disputed"]))

@@ -4,7 +4,10 @@
   rendered diff and the replay command as text;
 - error / timeout / crashed: <error> likewise;
 - skipped, not-supported and waived: <skipped message="..."> (a waiver names its reason and link);
-- pass and disputed: a passing testcase (a disputed test notes the readings in <system-out>).
+- pass and disputed: a passing testcase (a disputed test notes the readings followed in <system-out>).
+
+Every <testsuite>'s properties name the run's reading and, per disputed point, which reading the target
+follows (`reading-followed:<point>`: the summary word, the counts, an example and what is not computed).
 
 Built with xml.etree (escaping done by it); characters XML 1.0 cannot hold (e.g. control bytes of a
 target's stderr) are replaced first.
@@ -15,6 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.reports.coverage import reading_rows
 
 KIND_ORDER = ("legal", "illegal", "boundary")
 _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -53,11 +57,16 @@ def render_junit(doc: dict) -> str:
         properties = ET.SubElement(suite, "properties")
         for name, value in (("target", run["target"]), ("suite_version", run["suite_version"]),
                             ("spec_digest", run["spec_digest"]), ("profile", run["profile"]), ("seed", run["seed"]),
+                            ("reading", run["reading"]),
                             ("products", ",".join(run["products"]) or "all"),
                             ("apis", ",".join(run["apis"]) or "all"), ("killed", run["killed"]),
                             ("outcome", doc["certification"]["outcome"]),
                             ("certification", doc["certification"]["is_certification"])):
             ET.SubElement(properties, "property", name=name, value=xml_text(value))
+        for point, title, run_reading, counts, example, follows, missing in reading_rows(doc["coverage"]["disputed"]):
+            ET.SubElement(properties, "property", name=xml_text(f"reading-followed:{point}"),
+                          value=xml_text(f"{follows} ({counts or 'no discriminating case'}; run's reading "
+                                         f"{run_reading}; example {example}; not computed: {missing})"))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
             verdict = Outcome.parse(test["verdict"])
@@ -83,9 +92,8 @@ def render_junit(doc: dict) -> str:
                 ET.SubElement(case, "skipped", message=xml_text(reason))
             elif verdict is not Outcome.PASS:
                 out = ET.SubElement(case, "system-out")
-                detail = "; ".join(f"{rule}: {seen.get('matches_default', 0)} match the default reading, "
-                                   f"{seen.get('differs', 0)} differ"
-                                   for rule, seen in (test.get("disputed") or {}).items())
+                detail = "; ".join(f"{point}: " + ", ".join(f"{name} {n}" for name, n in seen.items())
+                                   for point, seen in (test.get("disputed") or {}).items())
                 out.text = xml_text(f"{verdict}: {test.get('message') or ''}" + (f"\n{detail}" if detail else ""))
         for key in ("tests", "failures", "errors", "skipped"):
             suite.set(key, str(counts[key]))

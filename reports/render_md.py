@@ -6,7 +6,8 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.reports.coverage import STATE_SYMBOLS, matrix_tables, state_rank
+from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
+                                                  reading_rows, state_rank)
 
 SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Disputed points", "Failures",
             "Waivers")
@@ -50,6 +51,7 @@ def render_md(doc: dict) -> str:
     run_rows = [["started", run["started"]], ["finished", run["finished"] or "— (killed: no end record)"],
                 ["exit status", run["exit_status"]],
                 ["machine", ", ".join(str(s["machine"].get("node") or "?") for s in shards)],
+                ["reading", run["reading"]],
                 ["products selected", ", ".join(run["products"]) or "all"],
                 ["APIs selected", ", ".join(run["apis"]) or "all"]]
     if run.get("command"):
@@ -108,14 +110,8 @@ def render_md(doc: dict) -> str:
     out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]
 
-    out += ["## Disputed points", "",
-            "Cases whose expected outcome depends on a disputed or vendor-only rule are reported apart: they count "
-            "neither for nor against conformance.", ""]
-    rows = [[d["rule"], d["point"] or "", d["title"], d["default"],
-             "; ".join(f"{k}: {v}" for k, v in d["alternatives"].items()) or "–",
-             d["matches_default"], d["differs"], d["behaviour"]] for d in coverage["disputed"]]
-    out += [_table(rows, ["rule", "point", "title", "default reading", "alternatives", "matches default", "differs",
-                          "target"]), ""]
+    out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
+    out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]
 
     out += ["## Failures", ""]
     if not doc["failures"]:

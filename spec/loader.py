@@ -11,7 +11,7 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path as FsPath
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import jsonschema
 import yaml
@@ -144,6 +144,8 @@ class _Builder:
         self.issues: list[SpecIssue] = []
         self.path_deps: list[tuple] = []
         self.rule_refs: list[tuple] = []
+        self.effect_units: list[tuple] = []   # (file, key path, DataCopy units name) named by an alternative
+        self.reading_sets: dict[str, Mapping] = {}
         self.files = [_File(FsPath(f), self.issues) for f in files]
 
     def build(self) -> model.Spec:
@@ -197,7 +199,7 @@ class _Builder:
             positions=tuple(self.products_file.data["positions"]),
             gm_window_bytes=self.products_file.data["gm_window_bytes"], products=tuple(products),
             apis=model.frozen_map(apis), common_rules=common, disputes=model.frozen_map(disputes),
-            digest=digest.hexdigest()[:16], _rules=model.frozen_map(rules),
+            digest=digest.hexdigest()[:16], reading_sets=model.frozen_map(self.reading_sets), _rules=model.frozen_map(rules),
             _aliases=model.frozen_map(aliases), _paths=model.frozen_map(paths))
 
     def _validate(self, f: _File) -> bool:
@@ -272,10 +274,38 @@ class _Builder:
         for i, d in enumerate(f.data["points"]):
             if d["id"] in points:
                 self.issues.append(f.issue(("points", i, "id"), f"disputed point {d['id']!r} is defined twice"))
-            points[d["id"]] = model.DisputePoint(d["id"], d["title"], d["seed"], d["vendor"], d["default"],
-                                                 model.frozen_map(d["alternatives"]))
+            effects, uncomputable = d.get("effects", {}), d.get("uncomputable", {})
+            for name in d["alternatives"]:
+                if (name in effects) == (name in uncomputable):
+                    self.issues.append(f.issue(("points", i, "alternatives", name),
+                                               f"alternative {name!r} of {d['id']} needs exactly one of an `effects` "
+                                               f"entry (how the reference computes it) or an `uncomputable` reason"))
+            for key in ("effects", "uncomputable"):
+                for name in d.get(key, {}):
+                    if name not in d["alternatives"]:
+                        self.issues.append(f.issue(("points", i, key, name), f"{name!r} is not an alternative of {d['id']}"))
+            points[d["id"]] = model.DisputePoint(
+                d["id"], d["title"], d["seed"], d["vendor"], d["default"], model.frozen_map(d["alternatives"]),
+                model.frozen_map({name: self._effect(f, ("points", i, "effects", name), e) for name, e in effects.items()}),
+                model.frozen_map(uncomputable))
         self.dispute_file = f
+        self.reading_sets = {name: model.frozen_map(chosen) for name, chosen in f.data.get("readings", {}).items()}
         return points
+
+    def _effect(self, f: _File, path: tuple, data: dict) -> model.Effect:
+        """One alternative's effects; the rules, products and units entries it names are checked later."""
+        for key in ("legal", "illegal", "limits"):
+            for rule_id in data.get(key, ()):
+                self.rule_refs.append((f, path + (key, rule_id), rule_id))
+        for j, product in enumerate(data.get("products", ())):
+            self._known(f, path + ("products", j), product, self.product_ids, "product")
+        self.effect_units += [(f, path + ("units", name), name) for name in data.get("units", {})]
+        return model.Effect(
+            products=tuple(data.get("products", ())), routes=tuple(tuple(r) for r in data.get("routes", ())),
+            legal=tuple(data.get("legal", ())), illegal=tuple(data.get("illegal", ())),
+            limits=model.frozen_map({rule: (b.get("min"), b.get("max")) for rule, b in data.get("limits", {}).items()}),
+            units=model.frozen_map({name: model.frozen_map(c) for name, c in data.get("units", {}).items()}),
+            capacity=bool(data.get("capacity", False)))
 
     def _products_sel(self, f: _File, path: tuple, value: Any) -> tuple[str, ...]:
         if value == "all":
@@ -387,7 +417,8 @@ class _Builder:
                 u["name"], tuple(u.get("dst_positions", ())), u["block_bytes"],
                 model.Gap(u["src_gap"]["bytes"], u["src_gap"]["measure"]),
                 model.Gap(u["dst_gap"]["bytes"], u["dst_gap"]["measure"]),
-                u["count_round_bytes"], _citation(u["citation"]), model.frozen_map(u.get("depends_on"))))
+                u["count_round_bytes"], _citation(u["citation"]), model.frozen_map(u.get("depends_on")),
+                u.get("block_side", "src")))
             for condition, rule_id in u.get("depends_on", {}).items():
                 self.rule_refs.append((f, ("semantics", "units", i, "depends_on", condition), rule_id))
         if "dst_gap_ignored_by" in semantics:
@@ -423,6 +454,15 @@ class _Builder:
         for f, i, deps in self.path_deps:
             for j, dep in enumerate(deps):
                 self._known(f, ("paths", i, "depends_on", j), dep, rules, "rule")
+        units = {u.name for api in apis.values() for u in api.units}
+        for f, path, name in self.effect_units:
+            self._known(f, path, name, sorted(units), "DataCopy units entry")
+        for name, chosen in self.reading_sets.items():
+            for point, alternative in chosen.items():
+                where = ("readings", name, point)
+                if self._known(self.dispute_file, where, point, disputes, "disputed point") and \
+                        alternative not in disputes[point].effects:
+                    self.issues.append(self.dispute_file.issue(where, f"{alternative!r} is not a computable alternative of {point}"))
         pf = self.products_file
         for i, p in enumerate(pf.data["products"]):
             for memory, c in p["capacities"].items():

@@ -5,12 +5,15 @@ a dtype list or a unit of its own.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass, field as dc_field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
+from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
+
+SEED = "seed"   # the name of every point's default alternative, and of the reading that takes them all
 
 
 def frozen_map(mapping: Mapping | None = None) -> Mapping:
@@ -211,6 +214,7 @@ class TransferUnits:
     count_round_bytes: int
     citation: Citation
     depends_on: Mapping[str, str] = dc_field(default_factory=frozen_map)
+    block_side: str = "src"   # whose bytes blockLen's unit counts (D13)
 
 
 @dataclass(frozen=True)
@@ -253,6 +257,36 @@ class Api:
 
 
 @dataclass(frozen=True)
+class Effect:
+    """What one computable alternative of a disputed point changes in the reference (spec/disputes.yaml
+    `effects`): where it applies, the rules it makes legal or illegal, range bounds, DataCopy units, and
+    whether capacities take their value named after it."""
+
+    products: tuple[str, ...] = ()
+    routes: tuple[tuple[str, str], ...] = ()
+    legal: tuple[str, ...] = ()
+    illegal: tuple[str, ...] = ()
+    limits: Mapping[str, tuple[int | None, int | None]] = dc_field(default_factory=frozen_map)
+    units: Mapping[str, Mapping[str, Any]] = dc_field(default_factory=frozen_map)
+    capacity: bool = False
+
+    def applies(self, product: str, route: tuple[str, str]) -> bool:
+        return (not self.products or product in self.products) and (not self.routes or route in self.routes)
+
+    def allows(self, rule: "Rule", value: int) -> bool:
+        """Whether `value` lies within the range rule's bounds under this alternative (a bound it does not
+        name stays the rule's own)."""
+        low, high = self.limits.get(rule.id, (None, None))
+        low, high = (rule.min if low is None else low), (rule.max if high is None else high)
+        return (low is None or value >= low) and (high is None or value <= high)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """Every rule id the alternative names."""
+        return (*self.legal, *self.illegal, *self.limits)
+
+
+@dataclass(frozen=True)
 class DisputePoint:
     id: str
     title: str
@@ -260,6 +294,79 @@ class DisputePoint:
     vendor: str
     default: str
     alternatives: Mapping[str, str]
+    effects: Mapping[str, Effect] = dc_field(default_factory=frozen_map)
+    uncomputable: Mapping[str, str] = dc_field(default_factory=frozen_map)   # alternative -> why not
+
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """The point's computable readings: the default (SEED) and every alternative with effects."""
+        return (SEED, *self.effects)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An assignment of named alternatives to disputed points; a point not named takes its default (SEED).
+
+    `label` names it as the user would: a reading set of the spec (`seed`, `devkit`) when the choices are
+    exactly one, else `POINT=ALT` words joined by commas. Built by `Spec.reading`."""
+
+    choices: Mapping[str, str]
+    label: str
+    _effects: Mapping[str, Effect] = dc_field(repr=False, default_factory=frozen_map)      # point -> effect
+    _by_rule: Mapping[str, Effect] = dc_field(repr=False, default_factory=frozen_map)      # rule id -> effect
+    _units: Mapping[str, Mapping[str, Any]] = dc_field(repr=False, default_factory=frozen_map)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.choices.items())))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reading) and dict(self.choices) == dict(other.choices)
+
+    def alternative(self, point: str) -> str:
+        """The alternative this reading takes for `point` (SEED for its default)."""
+        return self.choices.get(point, SEED)
+
+    def _effect(self, rule_id: str | None, product: str, route: tuple[str, str]) -> Effect | None:
+        effect = self._by_rule.get(rule_id) if rule_id else None
+        return effect if effect is not None and effect.applies(product, route) else None
+
+    def illegal(self, rule: Rule, product: str, route: tuple[str, str], value: int | None = None,
+                disputed_by: str | None = None) -> bool:
+        """Whether breaking `rule` (with `value`, for a range rule; `disputed_by` a disputed rule whose
+        alternative would allow the breach) makes the call illegal under this reading."""
+        if self._effect(disputed_by, product, route) is not None and disputed_by in self._by_rule[disputed_by].legal:
+            return False
+        effect = self._effect(rule.id, product, route)
+        if effect is None:
+            return rule.illegal_by_default
+        if rule.id in effect.legal:
+            return False
+        if rule.id in effect.illegal:
+            return True
+        return value is None or not effect.allows(rule, value)
+
+    def units(self, units: TransferUnits) -> TransferUnits:
+        """The DataCopy units entry as this reading has it."""
+        changes = self._units.get(units.name)
+        if not changes:
+            return units
+        gaps = {side: replace(getattr(units, side), **{key: changes[f"{side}_{key}"] for key in ("bytes", "measure")
+                                                       if f"{side}_{key}" in changes})
+                for side in ("src_gap", "dst_gap")}
+        plain = {key: value for key, value in changes.items() if not key.startswith(("src_gap_", "dst_gap_"))}
+        return replace(units, **gaps, **plain)
+
+    def capacity(self, capacity: Capacity, point: str | None) -> int:
+        """The capacity in bytes under this reading (`point`: the dispute of the capacity's rule)."""
+        alternative = self.choices.get(point) if point else None
+        return capacity.alternatives.get(alternative, capacity.bytes) if alternative else capacity.bytes
+
+    def with_choice(self, spec: "Spec", point: str, alternative: str) -> "Reading":
+        """This reading with `point` set to `alternative` (SEED: its default)."""
+        choices = {k: v for k, v in self.choices.items() if k != point}
+        if alternative != SEED:
+            choices[point] = alternative
+        return spec.reading_of(choices)
 
 
 @dataclass(frozen=True)
@@ -275,6 +382,7 @@ class Spec:
     common_rules: tuple[Rule, ...]
     disputes: Mapping[str, DisputePoint]
     digest: str
+    reading_sets: Mapping[str, Mapping[str, str]] = dc_field(default_factory=frozen_map)
     _rules: Mapping[str, Rule] = dc_field(repr=False, default_factory=frozen_map)
     _aliases: Mapping[str, str] = dc_field(repr=False, default_factory=frozen_map)
     _paths: Mapping[tuple, Path] = dc_field(repr=False, default_factory=frozen_map)
@@ -328,3 +436,63 @@ class Spec:
             rules = self.apis[api].rules + self.common_rules
             self._rules_by_scope[api, product] = tuple(rule for rule in rules if rule.applies_to(product))
         return self._rules_by_scope[api, product]
+
+    @cached_property
+    def _readings(self) -> dict[tuple, Reading]:
+        return {}   # filled by reading_of: a run asks for the same few readings for every disputed case
+
+    @property
+    def seed_reading(self) -> Reading:
+        return self.reading_of({})
+
+    def reading_of(self, choices: Mapping[str, str]) -> Reading:
+        """The Reading taking these (checked) alternatives; ReadingError for an unknown or uncomputable one."""
+        key = tuple(sorted(choices.items()))
+        reading = self._readings.get(key)
+        if reading is None:
+            effects = {}
+            for point_id, alternative in key:
+                point = self.disputes.get(point_id)
+                if point is None:
+                    raise ReadingError(f"unknown disputed point {point_id!r}; expected one of "
+                                       f"{', '.join(p for p, d in self.disputes.items() if d.alternatives)}")
+                if alternative in point.uncomputable:
+                    raise ReadingError(f"{point_id}={alternative} cannot be computed by the reference: "
+                                       f"{point.uncomputable[alternative]}")
+                if alternative not in point.effects:
+                    known = ", ".join(point.effects) or "none"
+                    raise ReadingError(f"unknown alternative {alternative!r} of {point_id} ({point.title}); "
+                                       f"computable alternatives: {known}")
+                effects[point_id] = point.effects[alternative]
+            by_rule = {rule: effect for effect in effects.values() for rule in effect.rules}
+            units: dict[str, dict] = {}
+            for effect in effects.values():
+                for name, changes in effect.units.items():
+                    units.setdefault(name, {}).update(changes)
+            named = [name for name, chosen in self.reading_sets.items() if dict(chosen) == dict(key)]
+            label = named[0] if named else ",".join(f"{p}={a}" for p, a in key)
+            reading = self._readings[key] = Reading(frozen_map(dict(key)), label, frozen_map(effects),
+                                                    frozen_map(by_rule), frozen_map(units))
+        return reading
+
+    def reading(self, words: "tuple[str, ...] | list[str]" = ()) -> Reading:
+        """The reading `run --reading` words name: reading sets (`devkit`) and `POINT=ALT` assignments, merged
+        in order; a point assigned two different alternatives is an error. No words: the seed reading."""
+        choices: dict[str, str] = {}
+        for word in words:
+            for part in (p.strip() for p in word.split(",")):
+                if not part:
+                    continue
+                if "=" in part:
+                    point, _, alternative = part.partition("=")
+                    pairs = {point.strip(): alternative.strip()}
+                elif part in self.reading_sets:
+                    pairs = dict(self.reading_sets[part])
+                else:
+                    raise ReadingError(f"--reading {part!r}: expected POINT=ALTERNATIVE (e.g. D13=destination-bytes) "
+                                       f"or a reading set ({', '.join(self.reading_sets)})")
+                for point, alternative in pairs.items():
+                    if choices.get(point, alternative) != alternative:
+                        raise ReadingError(f"--reading gives {point} two alternatives: {choices[point]} and {alternative}")
+                    choices[point] = alternative
+        return self.reading_of({p: a for p, a in choices.items() if a != SEED})

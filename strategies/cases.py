@@ -37,12 +37,13 @@ def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
     return Draft(ctx, params, extents, addresses, layout.regions(ctx, addresses, extents))
 
 
-def finish(draw, d: Draft) -> dict:
+def finish(draw, d: Draft, zero_fill: bool = True) -> dict:
+    """The case of the draft; `zero_fill` False keeps memory from being all zeros (see layout.memory_images)."""
     ctx = d.ctx
     case = {"case_format": 1, "api": ctx.api.name, "product": ctx.product.id,
             "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},
             "dst": {"position": ctx.dst, "dtype": ctx.dst_dtype.name, "address": d.addresses["dst"]},
-            "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans)}
+            "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans, zero_fill)}
     case["tags"] = [f"path:{ctx.label}", f"form:{ctx.form}", *_rule_tags(ctx, d.params), *d.tags]
     return case
 

@@ -7,7 +7,7 @@ whose outcome the documents leave open (status unspecified) are never generated.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
 from hypothesis import reject
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
-from ascendc_conformance.strategies.apis import datacopy_slice
+from ascendc_conformance.strategies.apis import datacopy_slice, loaddata2d
 from ascendc_conformance.strategies.cases import Draft, draft, finish
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
@@ -31,6 +31,7 @@ class Fault(ShortRepr):
     contexts: tuple[PathContext, ...]
     edit: Edit | None = None
     pinned: tuple[tuple[str, int], ...] = ()
+    value: int | None = None   # a range fault: the value it gives the rule's field
 
     @property
     def id(self) -> str:
@@ -57,7 +58,8 @@ class Fault(ShortRepr):
         if self.edit is not None:
             self.edit(draw, d)
         d.tags.append(f"fault:{self.rule.id}")
-        return finish(draw, d)
+        # a disputed case is there to tell readings apart: zero-filled memory would hide every byte-level one
+        return finish(draw, d, zero_fill=self.expectation == "reject")
 
 
 def faults(spec: Spec | None = None, products: Iterable[str] | None = None,
@@ -78,8 +80,27 @@ def faults(spec: Spec | None = None, products: Iterable[str] | None = None,
             products_here = [p for p in sorted(chosen_products) if rule.applies_to(p)]
             for fault in _generators(spec, rule, api, api_paths, products_here):
                 if fault.contexts:
-                    built.append(fault)
+                    built.extend(_per_product(spec, fault))
     return built
+
+
+def _per_product(spec: Spec, fault: Fault) -> list[Fault]:
+    """A disputed fault split so that each product some computable alternative applies to draws its own
+    cases (`<variant>@<product>`): every such point and product then gets a whole test's cases that tell its
+    readings apart (tests/meta: at least 3 under ci), under the same test id whatever the run selects.
+    Contexts no alternative applies to stay together, under the fault's own variant."""
+    if fault.expectation != "disputed":
+        return [fault]
+    point = spec.disputes.get(fault.rule.dispute) if fault.rule.dispute else None
+    groups: dict[str | None, list[PathContext]] = {}
+    for ctx in fault.contexts:
+        applies = point is not None and any(effect.applies(ctx.product.id, (ctx.src, ctx.dst))
+                                            and (fault.value is None or fault.rule.id not in effect.limits
+                                                 or effect.allows(fault.rule, fault.value))
+                                            for effect in point.effects.values())
+        groups.setdefault(ctx.product.id if applies else None, []).append(ctx)
+    return [replace(fault, variant=f"{fault.variant}@{product}" if product else fault.variant, contexts=tuple(ctxs))
+            for product, ctxs in groups.items()]
 
 
 def generator_rules() -> dict[str, str]:
@@ -98,13 +119,15 @@ def _range(spec, rule, api, paths, products):
     if not rule.illegal_by_default:            # e.g. D16: the legal boundary value itself is disputed
         value = rule.max + 1 if rule.max is not None else rule.min - 1
         ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
-        return [Fault(rule, f"at-{value}", ctxs, pinned=((rule.field, value),))]
+        return [Fault(rule, f"at-{value}", ctxs, pinned=((rule.field, value),), value=value)]
     ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
     faults = []
     if rule.min is not None:
-        faults.append(Fault(rule, "below", ctxs, _set_field(rule.field, lambda ctx: rule.min - 1)))
+        faults.append(Fault(rule, "below", ctxs, _set_field(rule.field, lambda ctx: rule.min - 1), value=rule.min - 1))
     if rule.max is not None:  # the next value that keeps any multiple-of rule of the field satisfied
-        faults.append(Fault(rule, "above", ctxs, _set_field(rule.field, lambda ctx: rule.max + ctx.field_multiple(rule.field))))
+        multiples = {ctx.field_multiple(rule.field) for ctx in ctxs}
+        faults.append(Fault(rule, "above", ctxs, _set_field(rule.field, lambda ctx: rule.max + ctx.field_multiple(rule.field)),
+                            value=rule.max + multiples.pop() if len(multiples) == 1 else None))
     return faults
 
 
@@ -114,6 +137,8 @@ def _set_field(field: str, value: Callable[[PathContext], int]) -> Edit:
             datacopy_slice.resize_dimensions(d.params, value(d.ctx))
         else:
             d.params[field] = value(d.ctx)
+            if d.ctx.api.name == "LoadData2D":
+                loaddata2d.walk_back(d.params)
     return edit
 
 

@@ -93,9 +93,10 @@ def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
     return data
 
 
-def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]]) -> dict[str, dict]:
-    """The case's `memory` object: each region filled from one drawn seed (0 = zeros)."""
-    seed = draw(st.integers(0, 2**32 - 1), label="fill seed")
+def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = True) -> dict[str, dict]:
+    """The case's `memory` object: each region filled from one drawn seed (0 = zeros, unless `zero_fill` is
+    False)."""
+    seed = draw(st.integers(0 if zero_fill else 1, 2**32 - 1), label="fill seed")
     images = {}
     for index, (memory, (start, stop)) in enumerate(sorted(spans.items())):
         data = fill(seed and seed + index, stop - start)

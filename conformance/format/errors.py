@@ -35,3 +35,8 @@ class TargetStartError(ConformanceError):
 
 class CaseError(ConformanceError):
     """A case or result does not follow the pinned format v1; the message names the key and the problem."""
+
+
+class ReadingError(ConformanceError):
+    """A reading (`--reading POINT=ALT | SET`) names an unknown point, alternative or set, or an alternative
+    the reference cannot compute; the message lists what is known."""

@@ -5,7 +5,8 @@ One JSON object per line, discriminated by "record":
 - "run" (first line; once per run, written by the controlling process):
   {"record": "run", "started": ISO-8601, "target": "<target spec>", "hello": {...},
    "suite_version": "...", "spec_digest": "...", "profile": "quick|ci|full", "seed": int|null,
-   "products": [...], "apis": [...], "shard": "I/N"|null, "workers": int, "machine": {...},
+   "products": [...], "apis": [...], "reading": "<label>", "reading_choices": {"<point>": "<alternative>"},
+   "shard": "I/N"|null, "workers": int, "machine": {...},
    "command": "<how to re-run>"}
 - "test" (one per conformance test, when it finishes; written by the controlling process from the test's
   report, so also for tests run on xdist workers, and for a test whose worker died, as "crashed"):
@@ -15,7 +16,8 @@ One JSON object per line, discriminated by "record":
    "verdict": "<the test's verdict: the worst of its cases, or skipped>",
    "counts": {"<outcome>": n, ...}, "cases": n,
    "tags": {"path:<label>": n, "hit:<rule>": n, "boundary:<rule>:min|max": n, "fault:<rule>": n, ...},
-   "disputed": {"<rule id>": {"matches_default": n, "differs": n}},
+   "disputed": {"<point>": {"<reading of the point followed: seed | an alternative | none>": n}},
+   "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable"|null,
    "skipped_reason": str|null}
@@ -135,6 +137,7 @@ class TestRecord:
     cases: int = 0
     tags: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     disputed: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
+    dispute_examples: Mapping[str, Mapping[str, Mapping]] = field(default_factory=lambda: MappingProxyType({}))
     message: str = ""
     diff: Mapping | None = None
     replay: str | None = None
@@ -175,9 +178,10 @@ class TestRecord:
         try:
             counts = {str(k): int(v) for k, v in (record.get("counts") or {}).items()}
             tags = {str(k): int(v) for k, v in (record.get("tags") or {}).items()}
-            disputed = {str(rule): {"matches_default": int((seen or {}).get("matches_default", 0)),
-                                    "differs": int((seen or {}).get("differs", 0))}
-                        for rule, seen in (record.get("disputed") or {}).items()}
+            disputed = {str(point): {str(name): int(n) for name, n in (seen or {}).items()}
+                        for point, seen in (record.get("disputed") or {}).items()}
+            examples = {str(point): {str(name): dict(params) for name, params in (seen or {}).items()}
+                        for point, seen in (record.get("dispute_examples") or {}).items()}
             duration = float(record.get("duration_s") or 0.0)
         except (AttributeError, TypeError, ValueError) as error:
             raise ResultsError(f"{where}: test record {test_id} has a malformed count ({error})") from None
@@ -190,7 +194,7 @@ class TestRecord:
         text = {name: record.get(name) for name in cls.SUBJECT + ("replay", "replay_command", "skipped_reason")}
         return cls(test_id=test_id, kind=str(record.get("kind") or "unknown"), verdict=verdict, skip=skip, **text,
                    counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
-                   tags=freeze(tags), disputed=freeze(disputed), message=str(record.get("message") or ""),
+                   tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
                    case=freeze(record.get("case")) if record.get("case") else None, **extra)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ascendc_conformance.format.case import Case, Region, decode_memory
 from ascendc_conformance.reference.explain import Explanation, explain
+from ascendc_conformance.spec.model import Reading
 
 OUTSIDE, UNWRITTEN, WRONG, PERMUTED = range(4)
 CLASSES = ("wrote-outside-expected-area", "left-expected-bytes-unwritten", "wrong-value", "permuted")
@@ -131,14 +132,14 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
 
 
 def diff_results(case: Case | dict, expected: dict, actual: dict, explanation: Explanation | None = None,
-                 *, max_runs: int = MAX_RUNS) -> Diff:
+                 *, max_runs: int = MAX_RUNS, reading: Reading | None = None) -> Diff:
     """diff_memory on the JSON shapes: a case v1 and two "ok" results v1. The explanation is computed from
-    the case when not given (reference.explain; None for a case the reference does not answer "ok")."""
+    the case under `reading` when not given (reference.explain; None for a case the reference does not
+    answer "ok")."""
     if not isinstance(case, Case):
         case = Case.from_json(case)
     if explanation is None:
-
-        explanation = explain(case)
+        explanation = explain(case, reading)
     return diff_memory(case.memory, decode_memory("expected.memory", expected["memory"]),
                        decode_memory("actual.memory", actual["memory"]), explanation, max_runs=max_runs)
 

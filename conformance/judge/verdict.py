@@ -1,26 +1,38 @@
 """Judging one answer of a target against the reference's expected result.
 
-`judge(case, expected, answer, hello)` gives a `Verdict`: pass, fail (with a structured memory diff),
-missed-reject, false-reject, error, timeout, crashed, or disputed (the expected outcome depends on a
-disputed or vendor-only rule; `matches_default` says whether the target behaved as the default reading).
-"not-supported" and "waived" are outcomes the runner assigns without calling judge.
+`judge(case, expected, answer, hello, reading=, others=)` gives a `Verdict`: pass, fail (with a structured
+memory diff), missed-reject, false-reject, error, timeout, crashed, or disputed. "not-supported" and "waived"
+are outcomes the runner assigns without calling judge.
+
+A case whose expected outcome depends on disputed points is judged against the run's reading (`expected`)
+and, through `others`, against every other combination of the computable readings of those points:
+matching the run's reading is a pass; matching another reading that agrees with the run's on every point the
+run names (--reading) is `disputed`, naming the reading followed (reported apart, never a failure); matching
+only readings that differ on a named point, or none, is the ordinary failure verdict, with the diff against
+the run's reading and the readings followed or compared in the message. Under the default (seed) reading the
+run names no point, so any named reading is disputed; a run that certifies `--reading devkit` fails a target
+that follows the seed on a point devkit names. `points` says, per point the case discriminates,
+which of its readings the answer followed ("none" when it matched no reading).
 
 An answer that is not a result at all (timeout, crash, malformed answer, or the target's own
 ``{"status": "error"}``) keeps its own outcome even on a disputed case: no reading of any rule makes a
-crash or a hang the documented behaviour, so it is never filed away as "disputed".
+crash or a hang the documented behaviour.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import decode_base64
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.judge.diff import diff_results, format_diff
 from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Reading
 
 STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
+NONE = "none"        # the name `points` gives a point on which the answer matched no reading
 
 
 @dataclass(frozen=True)
@@ -31,7 +43,9 @@ class Verdict:
     actual: dict | None = None
     diff: dict | None = None
     depends_on: tuple[str, ...] = ()
-    matches_default: bool | None = None
+    reading: str | None = None        # the run's reading (label), on a case that depends on disputed points
+    followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
+    points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.SKIPPED:
@@ -45,8 +59,8 @@ class Verdict:
     def to_json(self) -> dict:
         data: dict[str, Any] = {"outcome": self.outcome.value, "message": self.message, "expected": self.expected,
                                 "actual": self.actual, "diff": self.diff, "depends_on": list(self.depends_on)}
-        if self.matches_default is not None:
-            data["matches_default"] = self.matches_default
+        if self.reading is not None:
+            data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
         return data
 
     def describe(self) -> str:
@@ -55,11 +69,15 @@ class Verdict:
         return f"{text}\n{format_diff(self.diff)}" if self.diff else text
 
 
-def judge(case: dict, expected: dict, answer: Answer, hello: Hello) -> Verdict:
-    """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result.
+def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: Reading | None = None,
+          others: Sequence[tuple[Reading, dict]] = ()) -> Verdict:
+    """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
+    under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
+    under every other reading the case is compared with (reference.expect_readings).
 
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
-    which the suite never generates, and an expected rejection put to a target that does not validate.
+    which the suite never generates, and an expected rejection put to a target that does not validate (the
+    runner skips such cases).
     """
     status = expected.get("status")
     if status == "unspecified":
@@ -71,30 +89,87 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello) -> Verdict:
     if status == "rejected" and not hello.validates:
         raise ValueError(f"target {hello.name!r} does not validate (hello validates: false); "
                          "skip cases whose expected outcome is a rejection")
+    reading = reading or load_spec().seed_reading
     depends = tuple(expected.get("depends_on", ()))
+    label = reading.label if depends else None
     if answer.kind is not AnswerKind.RESULT:
-        return Verdict(answer.kind.outcome, _answer_message(answer), expected, None, None, depends)
+        return Verdict(answer.kind.outcome, _answer_message(answer), expected, None, None, depends, label)
     actual = answer.result or {}
     if actual.get("status") == "error":
         message = actual.get("message") or "(no message)"
-        return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None, depends)
-    outcome, message, diff = _default_reading(case, expected, actual)
+        return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None,
+                       depends, label)
+    outcome, message, diff = _against(case, expected, actual, reading)
     if not depends:
         return Verdict(outcome, message, expected, actual, diff)
-    agrees = outcome is Outcome.PASS
-    return Verdict(Outcome.DISPUTED, f"{_disputed(depends)}; under the default reading the target "
-                               f"{'passes' if agrees else 'does not pass'} ({outcome}: {message})",
-                   expected, actual, diff, depends, agrees)
+    results = {reading: expected, **dict(others)}
+    matched = {other: _matches(result, actual) for other, result in results.items()}
+    matched[reading] = outcome is Outcome.PASS
+    points = _points_followed(results, matched)
+    if outcome is Outcome.PASS:
+        return Verdict(outcome, f"{message} (under the run's reading {reading.label})", expected, actual, diff,
+                       depends, label, None, points)
+    followers = [other for other, _ in others if matched[other]]
+    # The points the run names (--reading) are what it certifies: following another reading of one of them
+    # fails; only a reading that agrees on every named point is disputed, i.e. reported apart.
+    tolerated = [other for other in followers
+                 if all(other.alternative(point) == reading.alternative(point) for point in reading.choices)]
+    if tolerated:
+        followed = tolerated[0]
+        return Verdict(Outcome.DISPUTED, f"the target follows the reading {followed.label}, not the run's reading "
+                                         f"{reading.label} ({_disputed(depends)}); under the run's reading: "
+                                         f"{outcome}: {message}",
+                       expected, actual, diff, depends, label, followed.label, points)
+    if followers:
+        named = ", ".join(f"{point}={reading.alternative(point)}" for point in reading.choices
+                          if followers[0].alternative(point) != reading.alternative(point))
+        return Verdict(outcome, f"{message}; the target follows the reading {followers[0].label}, but this run "
+                                f"certifies {named} ({_disputed(depends)})",
+                       expected, actual, diff, depends, label, followers[0].label, points)
+    compared = ", ".join(r.label for r in matched)
+    return Verdict(outcome, f"{message}; the answer matches none of the readings compared ({compared}; "
+                            f"{_disputed(depends)})", expected, actual, diff, depends, label, None, points)
 
 
-def _default_reading(case: dict, expected: dict, actual: dict) -> tuple[Outcome, str, dict | None]:
-    """(outcome, message, diff) under the suite's default reading, disputes aside."""
+def _matches(expected: dict, actual: dict) -> bool:
+    """Whether the answer is what `expected` says: a rejection for a rejection, the same memory for ok."""
+    status = expected.get("status")
+    if status == "rejected":
+        return actual.get("status") == "rejected"
+    return status == "ok" and actual.get("status") == "ok" and _same_memory(expected["memory"], actual["memory"])
+
+
+def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool]) -> Mapping[str, str]:
+    """Per disputed point the case discriminates (two of its readings give different results): the one
+    reading of it the answer is consistent with, or NONE when the answer matched no reading at all. A point
+    on which the matching readings still disagree is left out."""
+    followed = {}
+    for point in sorted({point for reading in results for point in reading.choices}):
+        if not any(a.alternative(point) != b.alternative(point) and not _same_result(results[a], results[b])
+                   for a in results for b in results):
+            continue
+        consistent = {reading.alternative(point) for reading, ok in matched.items() if ok}
+        if not consistent:
+            followed[point] = NONE
+        elif len(consistent) == 1:
+            followed[point] = consistent.pop()
+    return MappingProxyType(followed)
+
+
+def _same_result(a: dict, b: dict) -> bool:
+    if a.get("status") != b.get("status"):
+        return False
+    return a.get("status") != "ok" or _same_memory(a["memory"], b["memory"])
+
+
+def _against(case: dict, expected: dict, actual: dict, reading: Reading) -> tuple[Outcome, str, dict | None]:
+    """(outcome, message, diff) of the answer against one expected result (under `reading`)."""
     got = actual.get("status")
     if expected["status"] == "ok":
         if got == "ok":
             if _same_memory(expected["memory"], actual["memory"]):
                 return Outcome.PASS, "memory matches the reference", None
-            diff = diff_results(case, expected, actual)
+            diff = diff_results(case, expected, actual, reading=reading)
             first = diff.runs[0]
             where = f" at {first.location}" if first.location else ""
             return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "

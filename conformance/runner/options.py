@@ -92,6 +92,9 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("shrink_budget", "time all failing tests of the run (of each worker) may spend shrinking together; "
                                f"past it failures are reported as drawn (default {RUN_SHRINK_SECONDS:g} s)",
               metavar="SECONDS", default=RUN_SHRINK_SECONDS, type=float),
+    RunOption("reading", "certify under this reading of the disputed points: a reading set of spec/disputes.yaml "
+                         "(seed, the default; devkit) or POINT=ALTERNATIVE (e.g. D13=destination-bytes); repeatable, "
+                         "merged; points not named take their default", metavar="SET|POINT=ALT", repeatable=True),
     RunOption("shard", "run only the I-th of N deterministic parts of the suite (merge the reports afterwards)",
               metavar="I/N"),
     RunOption("progress", "progress of the run (tests done per API, cases, failures so far): live (one status "

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
@@ -48,7 +49,8 @@ def _settings(config: pytest.Config) -> RunSettings:
                        profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
                        waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
                        shrink_seconds=config.getoption("ascendc_shrink_seconds"),
-                       shrink_budget=config.getoption("ascendc_shrink_budget"))
+                       shrink_budget=config.getoption("ascendc_shrink_budget"),
+                       reading=tuple(config.getoption("ascendc_reading")))
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -62,6 +64,10 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     sits above the runner, so the entry point passes it in.
     """
     session = RunSession(_settings(config))
+    try:
+        session.reading
+    except ReadingError as error:
+        raise pytest.UsageError(f"--ascendc-reading: {error}") from None
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")

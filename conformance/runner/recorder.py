@@ -26,6 +26,7 @@ from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.spec.model import Reading
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
@@ -56,6 +57,7 @@ class RunRecorder:
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
             "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": settings.profile,
             "seed": seed, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "reading": self.run.reading.label, "reading_choices": dict(self.run.reading.choices),
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
             "machine": {"node": platform.node(), "python": platform.python_version(),
@@ -74,7 +76,8 @@ class RunRecorder:
         return [f"{PREFIX} ascendc-conformance {ascendc_conformance.__version__}: target {settings.target} "
                 f"(hello: {json.dumps(hello.raw, sort_keys=True)})",
                 f"{PREFIX} spec {run.spec.digest}; profile {settings.profile} ({PROFILES[settings.profile]} cases "
-                f"per test); seed {seed}; {selection}"]
+                f"per test); seed {seed}; {selection}",
+                f"{PREFIX} reading {_reading(run.reading)}"]
 
     def _command(self, seed: int | None) -> str:
         """The `run` command line that repeats this run's selection (with its seed)."""
@@ -82,6 +85,8 @@ class RunRecorder:
         words = ["ascendc-conformance", "run", "--target", settings.target, "--profile", settings.profile]
         words += [word for product in settings.products for word in ("--product", product)]
         words += [word for api in settings.apis for word in ("--api", api)]
+        if self.run.reading.choices:
+            words += ["--reading", self.run.reading.label]
         if seed is not None:
             words += ["--seed", str(seed)]
         shard = self.config.getoption("ascendc_shard", None)
@@ -193,6 +198,12 @@ class RunRecorder:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _reading(reading: Reading) -> str:
+    """The reading in force: its label and the alternatives it takes."""
+    chosen = ", ".join(f"{point}={name}" for point, name in reading.choices.items())
+    return f"{reading.label}: {chosen or 'every point takes its default'}"
 
 
 def _names(names) -> str:

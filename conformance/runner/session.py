@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from ascendc_conformance.format.results import TestRecord, case_summary, freeze
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Path as SpecPath, ShortRepr
+from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
 from ascendc_conformance.strategies.legal import select_paths
@@ -51,6 +51,7 @@ class RunSettings:
     timeout: float = CASE_TIMEOUT_S
     shrink_seconds: float = SHRINK_SECONDS        # per failing test
     shrink_budget: float = RUN_SHRINK_SECONDS     # all failing tests of this process together
+    reading: tuple[str, ...] = ()                 # --reading words: reading sets and POINT=ALT (none: the seed reading)
 
 
 @dataclass(repr=False)
@@ -65,7 +66,8 @@ class CheckRecord(ShortRepr):
     subject: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     tags: Counter = field(default_factory=Counter)
-    disputed: dict = field(default_factory=dict)
+    disputed: dict = field(default_factory=dict)           # point -> Counter of the readings followed
+    dispute_examples: dict = field(default_factory=dict)   # point -> reading -> params of its first case
     failure: Verdict | None = None
     replay: str | None = None
     replay_command: str | None = None
@@ -106,16 +108,16 @@ class CheckRecord(ShortRepr):
         self.skip, self.skipped_reason = reason, f"{reason}: {detail}"
         return self.skipped_reason
 
-    def add(self, verdict: Verdict, tags: list[str]) -> None:
+    def add(self, verdict: Verdict, case: dict) -> None:
         """Count a judged case. Once the test failed, Hypothesis only shrinks: a smaller failing case replaces
         the failure it was counted as (so the counts always hold the test's verdict); passing candidates of
         the shrinker are not counted."""
         if self.failure is None:
             self.counts[verdict.outcome] += 1
-            self.tags.update(tags)
-            for rule_id in verdict.depends_on:
-                seen = self.disputed.setdefault(rule_id, {"matches_default": 0, "differs": 0})
-                seen["matches_default" if verdict.matches_default else "differs"] += 1
+            self.tags.update(case.get("tags", []))
+            for point, name in verdict.points.items():
+                self.disputed.setdefault(point, Counter())[name] += 1
+                self.dispute_examples.setdefault(point, {}).setdefault(name, case["params"])
         elif verdict.is_failure:
             self.counts[self.failure.outcome] -= 1
             self.counts[verdict.outcome] += 1
@@ -132,7 +134,8 @@ class CheckRecord(ShortRepr):
         return TestRecord(
             test_id=self.test_id, kind=self.kind, verdict=self.verdict, **self.subject,
             counts=freeze(dict(self.counts)), cases=sum(self.counts.values()), tags=freeze(dict(self.tags)),
-            disputed=freeze(self.disputed), message=failure.message if failure else (self.skipped_reason or ""),
+            disputed=freeze({point: dict(seen) for point, seen in self.disputed.items()}),
+            dispute_examples=freeze(self.dispute_examples), message=failure.message if failure else (self.skipped_reason or ""),
             diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
@@ -153,6 +156,11 @@ class RunSession:
         self._target: Target | None = None
         self._shrunk_causes: set[tuple] = set()   # Cause.shrink_key of every failure shrunk so far
         self.shrink_spent = 0.0                   # seconds spent shrinking, over every finished test
+
+    @cached_property
+    def reading(self) -> Reading:
+        """The reading the run certifies under (ReadingError for words naming no known point or alternative)."""
+        return self.spec.reading(self.settings.reading)
 
     @property
     def target(self) -> Target:
@@ -251,14 +259,21 @@ class RunSession:
 
     def _run(self, record: CheckRecord, case: dict, expectation: str | None) -> str | None:
         """Ask the reference and the target, judge and record; the failure message if the target failed."""
-        expected = reference.expect(case)
-        self._check_expectation(record, case, expected, expectation)
+        expected, others = reference.expect_readings(case, self.reading)
+        # cases are generated legal or single-faulted under the seed reading: check them against it
+        self._check_expectation(record, case, expected if not self.reading.choices else reference.expect(case),
+                                expectation)
+        if expected["status"] == "rejected" and not self.target.hello.validates:
+            # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
+            record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) and "
+                                                      f"the case is illegal under the reading {self.reading.label}")
+            return None
         answer = self.target.execute(case)
-        verdict = judge(case, expected, answer, self.target.hello)
+        verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         first_failure = record.failure is None
-        record.add(verdict, case.get("tags", []))
+        record.add(verdict, case)
         if not verdict.is_failure:
             return None
         record.failing_case = json.dumps(case, sort_keys=True)
@@ -280,7 +295,8 @@ class RunSession:
         self._shrunk_causes.add(cause.shrink_key)
 
     def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:
-        """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule."""
+        """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule
+        (`expected`: the result under the seed reading, which generation follows)."""
         status = expected["status"]
         if expectation is None:   # a legal case (of a path or a bound)
             if status != "ok":
@@ -297,8 +313,8 @@ class RunSession:
             if waiver.matches(record.test_id, rules):
                 self.waivers_used[waiver] += 1
                 record.waiver = waiver.to_json()
-                return Verdict(Outcome.WAIVED, f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}",
-                               verdict.expected, verdict.actual, verdict.diff, verdict.depends_on)
+                return replace(verdict, outcome=Outcome.WAIVED,
+                               message=f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}")
         return verdict
 
     def _save_replay(self, record: CheckRecord, case: dict, expected: dict, verdict: Verdict) -> None:

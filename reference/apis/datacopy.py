@@ -13,11 +13,12 @@ from ascendc_conformance.spec.model import Rule, TransferUnits
 
 
 def _units(call: Call) -> TransferUnits:
-    return call.api.units_for(call.case.dst.position)
+    """The units of the destination's route, as the call's reading has them (D6, D7, D8, D13)."""
+    return call.reading.units(call.api.units_for(call.case.dst.position))
 
 
 def _count_blocks(call: Call, units: TransferUnits) -> int:
-    """Route units a count form moves: count * sizeof(T) rounded down (000 Table 2 NOTE, D8)."""
+    """Rounding units a count form moves: count * sizeof(T) rounded down (000 Table 2 NOTE, D8)."""
     return call.params["count"] * call.src_dtype.size // units.count_round_bytes
 
 
@@ -45,10 +46,13 @@ def plan(call: Call) -> Transfer:
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
     depends = []
     if "count" in params:
-        block_count, block_len, src_gap, dst_gap = 1, _count_blocks(call, units), 0, 0
-        alternative = params["count"] * src_size // call.api.default_units.count_round_bytes
-        if alternative * call.api.default_units.count_round_bytes != block_len * units.count_round_bytes:
+        block_count, src_gap, dst_gap = 1, 0, 0
+        moved = _count_blocks(call, units) * units.count_round_bytes
+        route_unit = call.api.units_for(call.case.dst.position).count_round_bytes   # D8's two roundings, whatever
+        datablock = call.api.default_units.count_round_bytes                       # the reading
+        if params["count"] * src_size // route_unit * route_unit != params["count"] * src_size // datablock * datablock:
             depends.append(units.depends_on.get("count_rounding"))
+        elements = moved // src_size
     else:
         block_count, block_len = params["blockCount"], params["blockLen"]
         src_gap, dst_gap = params["srcGap"], params["dstGap"]
@@ -56,11 +60,11 @@ def plan(call: Call) -> Transfer:
             depends.append(units.depends_on.get("multi_burst"))
             if dst_gap != 0:
                 depends.append(units.depends_on.get("dst_gap"))
+        side_size = src_size if units.block_side == "src" else dst_size   # whose bytes the unit counts (D13)
+        elements = units.block_bytes * block_len // side_size
     if src_size != dst_size or call.src_dtype.name != call.dst_dtype.name:
         depends.append(units.depends_on.get("mixed_dtypes"))
-    src_burst = units.block_bytes * block_len          # block_side: src — the unit counts source bytes
-    elements = src_burst // src_size
-    dst_burst = elements * dst_size
+    src_burst, dst_burst = elements * src_size, elements * dst_size
     src_pitch = _pitch(src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
     dst_pitch = _pitch(dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
     depends = tuple(rule for rule in depends if rule)

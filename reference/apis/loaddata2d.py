@@ -1,7 +1,8 @@
 """LoadData with LoadData2DParams (002; semantics.md 3.3): whole 512-B fractals, optionally transposed.
 
-Repeat i copies source fractal startIndex + i*srcStride into destination slot i*(dstGap + 1); products named
-by the spec's `dst_gap_ignored_by` rule place the fractals contiguously (D24).
+Repeat i copies source fractal startIndex + i*srcStride (minus, with addrMode 1 under D21=devkit) into
+destination slot i*(dstGap + 1); products named by the spec's `dst_gap_ignored_by` rule place the fractals
+contiguously (D24).
 """
 from __future__ import annotations
 
@@ -53,7 +54,10 @@ def plan(call: Call) -> Transfer:
             depends = (ignored_by,)
     else:
         slot_pitch = params["dstGap"] + 1
-    source, src_pitch, dst_pitch = params["startIndex"] * fractal, params["srcStride"] * fractal, slot_pitch * fractal
+    # addrMode 1 (legal only under D21=devkit) walks the source down: sf(i) = startIndex - i*srcStride
+    direction = -1 if params["addrMode"] == 1 else 1
+    source, src_pitch, dst_pitch = (params["startIndex"] * fractal, direction * params["srcStride"] * fractal,
+                                    slot_pitch * fractal)
     if params["ifTranspose"]:
         side = call.api.constant("transpose_side")   # dst[16r + c] = src[16c + r]
         if side * side == fractal:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.strategies.context import PathContext
@@ -24,6 +25,16 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
         return Extents((fractal * first, fractal * (last + 1)), (0, fractal * params["repeatTimes"]),
                        dst_alternative=with_gaps if params["dstGap"] else None)
     return Extents((fractal * first, fractal * (last + 1)), with_gaps)
+
+
+def walk_back(params: dict) -> None:
+    """With addrMode 1 (a decrement under D21=devkit: sf(i) = startIndex - i*srcStride), start from the last
+    fractal the draft reads, so that the decrement walks back over the same fractals, inside the case's
+    regions; the readings then differ only in legality and order, never in where the source lies."""
+    if params["addrMode"] == 1:
+        params["startIndex"] += (params["repeatTimes"] - 1) * params["srcStride"]
+        if params["startIndex"] > 65535:
+            reject()
 
 
 def transpose_allowed(ctx: PathContext) -> bool:

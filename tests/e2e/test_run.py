@@ -161,8 +161,34 @@ def test_plugin_works_from_any_directory(tmp_path):
     the project, with the target's hello, spec hash, profile and seed in the header."""
     done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-product=910B",
                            "--ascendc-api=DataCopyNz2Nd", "--ascendc-profile=quick", "--hypothesis-seed=3",
-                           "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                           "--ascendc-reading=D16=vendor", "-p", "no:cacheprovider"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
     assert 'target reference (hello: {"name": "reference", "validates": true})' in done.stdout
     assert "profile quick (3 cases per test); seed 3" in done.stdout and "spec " in done.stdout
+    assert "reading D16=vendor: D16=vendor" in done.stdout
     assert "[ascendc] done: 100%" in done.stdout
+
+
+def test_an_unknown_plugin_reading_is_a_usage_error(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-reading=D16=x",
+                           "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 4 and "unknown alternative 'x' of D16" in done.stderr, done.stderr[-2000:]
+
+
+def test_a_non_validating_target_skips_cases_illegal_under_the_run_reading(tmp_path):
+    """blockCount 0 is illegal under the seed (D1): a target that does not validate is not asked, and the test
+    is skipped (it was an error before); under devkit the same test is legal and judged."""
+    target = "python:tests.fixtures.targets.py_fakes:NonValidating"
+    selection = ["--product", "atlas-a2", "--api", "DataCopy", "-k", "blockCount-min", "--profile", "ci", "--seed", "2"]
+    done = _run("run", "--target", target, *selection, "--report", str(tmp_path / "seed"))
+    records = [json.loads(line) for line in (tmp_path / "seed" / "results.jsonl").read_text().splitlines()]
+    tests = {r["test_id"]: r for r in records if r["record"] == "test" and r["kind"] == "illegal"}
+    assert done.returncode == 0, done.stdout[-3000:]
+    record = tests["test_illegal[DataCopy-blockCount-min:below@atlas-a2]"]
+    assert record["verdict"] == "skipped" and record["skip"] == "not-validating" and record["cases"] == 0, record
+    done = _run("run", "--target", target, *selection, "--reading", "devkit", "--report", str(tmp_path / "devkit"))
+    records = [json.loads(line) for line in (tmp_path / "devkit" / "results.jsonl").read_text().splitlines()]
+    tests = {r["test_id"]: r for r in records if r["record"] == "test" and r["kind"] == "illegal"}
+    assert done.returncode == 0 and records[0]["reading"] == "devkit", done.stdout[-3000:]
+    assert tests["test_illegal[DataCopy-blockCount-min:below@atlas-a2]"]["verdict"] == "pass"

@@ -159,9 +159,12 @@ def test_spec_disputes(capsys: pytest.CaptureFixture) -> None:
     assert [r["id"] for r in records] == list(spec.disputes)
     d1 = next(r for r in records if r["id"] == "D1")
     assert d1["default"] == spec.disputes["D1"].default and "devkit" in d1["alternatives"]
-    assert "DataCopy-blockCount-min" in d1["rules"]
+    assert "DataCopy-blockCount-min" in d1["rules"] and d1["computed"] == ["devkit"] and d1["uncomputable"] == {}
+    d15 = next(r for r in records if r["id"] == "D15")
+    assert d15["computed"] == [] and d15["uncomputable"]["vendor-floor"] == spec.disputes["D15"].uncomputable["vendor-floor"]
     code, out, _ = run(capsys, "spec", "disputes")
     assert code == 0 and "D28" in out and f"{len(records)} disputed points" in out
+    assert "(not computed:" in out and "devkit: D1=devkit" in out
 
 
 def test_spec_dir(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
@@ -244,6 +247,36 @@ def test_expect_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     assert json.loads(out) == reference.expect(case)
     assert json.loads(out)["status"] == "ok"
     assert "\n  " in out  # pretty-printed
+
+
+def half_to_float_case() -> dict:
+    """C1 -> C2 half -> float, one 64-B block: depends on D13 (source or destination bytes)."""
+    return make_case("DataCopy", "atlas-a2", ("C1", "half", 0), ("C2", "float", 0),
+                     {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                     {"L1": sentinel(256, 4), "BT": sentinel(256, 5)})
+
+
+def test_expect_under_a_reading_and_every_reading(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    from ascendc_conformance import reference
+
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(half_to_float_case()), encoding="utf-8")
+    reading = load_spec().reading(["D13=destination-bytes"])
+    code, out, _ = run(capsys, "expect", "--reading", "D13=destination-bytes", str(path))
+    assert code == 0 and json.loads(out) == reference.expect(half_to_float_case(), reading=reading)
+    assert json.loads(out) != reference.expect(half_to_float_case())   # the readings move different bytes
+    code, out, _ = run(capsys, "expect", "--readings", str(path))
+    shown = json.loads(out)
+    assert code == 0 and shown["reading"] == "seed" and shown["points"] == ["D13"]
+    assert [(o["reading"], o["status"], o["same_as"]) for o in shown["outcomes"]] == \
+        [("seed", "ok", None), ("D13=destination-bytes", "ok", None)]
+    code, out, err = run(capsys, "expect", "--reading", "D13=source", str(path))
+    assert code == 2 and out == "" and "unknown alternative 'source' of D13" in err and "Traceback" not in err
+
+
+def test_run_with_an_unknown_reading_is_a_clean_error(capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run(capsys, "run", "--target", "reference", "--reading", "D7=dstgap-64")
+    assert code == 2 and "unknown alternative 'dstgap-64' of D7" in err and "Traceback" not in out + err
 
 
 def test_expect_file_with_an_invalid_case(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:

@@ -44,6 +44,7 @@ def run_record(**overrides) -> dict:
     record = {"record": "run", "started": "2024-05-01T10:00:00+00:00", "target": TARGET,
               "hello": {"name": "my-target", "validates": True}, "suite_version": "0.1.0",
               "spec_digest": SPEC.digest, "profile": "ci", "seed": 1234, "products": [], "apis": [], "shard": None,
+              "reading": "D13=destination-bytes", "reading_choices": {"D13": "destination-bytes"},
               "workers": 1, "machine": {"node": "box-1", "python": "3.11.0", "platform": "Linux"},
               "command": "ascendc-conformance run --target exec:./my-target", "waivers": [WAIVER, UNUSED_WAIVER]}
     record.update(overrides)
@@ -95,7 +96,9 @@ def standard_tests() -> list[dict]:
                     tags={"fault:DataCopy-srcGap-range": 10}),
         make_test("test_illegal[DataCopy-blockCount-min:below]", "illegal", "disputed", api="DataCopy",
                     rule="DataCopy-blockCount-min", variant="below", counts={"disputed": 5},
-                    disputed={"DataCopy-blockCount-min": {"matches_default": 3, "differs": 2}},
+                    disputed={"D1": {"seed": 3, "devkit": 2}},
+                    dispute_examples={"D1": {"seed": {"blockCount": 0, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                                             "devkit": {"blockCount": 2, "blockLen": 0, "srcGap": 0, "dstGap": 0}}},
                     message="the expected outcome depends on DataCopy-blockCount-min"),
         make_test("test_boundary[DataCopy-blockLen-max=65535]", "boundary", "skipped", api="DataCopy",
                     rule="DataCopy-blockLen-max", variant="max=65535",
@@ -187,11 +190,17 @@ def test_coverage_matrix_and_rule_table(report_dir: Path) -> None:
     assert rules["Memory-overlap"].reason == REASON_UNSPECIFIED
     assert rules["DataCopy-blockLen-max"].reason == REASON_UNREACHABLE
     assert rules["DataCopy-gm-align"].reason == REASON_KILLED   # selected paths have no record: the run stopped early
-    disputes = {d.rule: d for d in coverage.disputes}
-    row = disputes["DataCopy-blockCount-min"]
-    assert (row.point, row.matches_default, row.differs) == ("D1", 3, 2)
+    assert rules["DataCopy-blockCount-min"].disputed_cases == 5
+    disputes = {d.point: d for d in coverage.disputes}
+    assert set(disputes) == {p.id for p in SPEC.disputes.values() if p.alternatives}
+    row = disputes["D1"]
+    assert dict(row.counts) == {"seed": 3, "devkit": 2} and row.summary == "mixed" and row.run_reading == "seed"
+    assert dict(row.examples["devkit"])["blockLen"] == 0 and set(row.rules) == {"DataCopy-blockCount-min",
+                                                                                 "DataCopy-blockLen-min"}
     assert row.default == SPEC.disputes["D1"].default and dict(row.alternatives) == dict(SPEC.disputes["D1"].alternatives)
-    assert "mixed" in row.behaviour
+    assert disputes["D13"].run_reading == "destination-bytes" and disputes["D13"].summary == "not exercised"
+    assert disputes["D15"].uncomputable["vendor-floor"] == SPEC.disputes["D15"].uncomputable["vendor-floor"]
+    assert "vendor-floor" not in disputes["D15"].counts     # never followed: the reference cannot compute it
 
 
 def test_rule_reasons_not_selected_and_not_supported(tmp_path: Path) -> None:
@@ -261,6 +270,10 @@ def test_junit_has_one_testcase_per_test_with_failures(report_dir: Path) -> None
     assert by_name[legal_id("atlas-training", "DataCopy", "GM->VECIN", "half")].find("skipped") is not None
     assert by_name[legal_id("atlas-a2", "DataCopy", "GM->VECIN", "half")].find("failure") is None
     assert root.get("tests") == str(len(cases)) and root.get("failures") == "2" and root.get("errors") == "1"
+    properties = {p.get("name"): p.get("value") for p in root.find("testsuite").find("properties")}
+    assert properties["reading"] == "D13=destination-bytes"
+    assert properties["reading-followed:D1"].startswith("mixed (seed 3, devkit 2;")
+    assert properties["reading-followed:D24"].startswith("not exercised")
 
 
 def test_junit_survives_control_characters(tmp_path: Path) -> None:
@@ -279,7 +292,12 @@ def test_markdown_has_the_sections(report_dir: Path) -> None:
     assert "This is not a certification run (profile ci)." in text
     assert "ascendc-conformance replay replays/test_legal_float.json" in text
     assert "| DataCopy-blockCount-max " in text
-    assert "D1" in text and SPEC.disputes["D1"].alternatives["devkit"] in text
+    assert "## Disputed points: which reading the target follows" in text
+    d1 = next(line for line in text.splitlines() if line.startswith("| D1 "))
+    assert "seed 3, devkit 2" in d1 and "mixed" in d1 and '"blockLen": 0' in d1
+    d15 = next(line for line in text.splitlines() if line.startswith("| D15 "))
+    assert "not exercised" in d15 and SPEC.disputes["D15"].uncomputable["vendor-floor"] in d15
+    assert "Reading of the disputed points: D13=destination-bytes" in text and "| reading " in text
     assert "simulator clamps dstGap" in text and "stale" in text
 
 
@@ -302,7 +320,10 @@ def test_html_is_self_contained_with_every_section(report_dir: Path) -> None:
     assert "<core>" not in html
     assert "This is not a certification run (profile ci)." in parser.section("certification")
     assert "simulator clamps dstGap" in parser.section("waivers")
-    assert "DataCopy-blockCount-min" in parser.section("disputed")
+    disputed = parser.section("disputed")
+    assert "seed 3, devkit 2" in disputed and "mixed" in disputed and "point-D1" in parser.ids
+    assert SPEC.disputes["D4"].uncomputable["docs-table"] in disputed
+    assert "Reading of the disputed points: D13=destination-bytes" in parser.section("certification")
 
 
 def test_html_summary_on_top_and_failures_indexed(report_dir: Path) -> None:

@@ -318,3 +318,52 @@ def test_python_object_tag_is_refused(tmp_path: Path) -> None:
                                             "int8_t:     !!python/object:collections.OrderedDict {size: 1, numeric: int}"))
     issue = only_issue(path)
     assert_issue(issue, "dtypes.yaml", line_of(path, "!!python/object"), "", "not valid YAML")
+
+
+# --- readings: effects, uncomputable alternatives, reading sets --------------------------------------
+
+def test_every_alternative_is_computed_or_says_why_not() -> None:
+    for point in load_spec().disputes.values():
+        assert set(point.effects) | set(point.uncomputable) == set(point.alternatives), point.id
+        assert not set(point.effects) & set(point.uncomputable), point.id
+        assert all(reason.strip() for reason in point.uncomputable.values()), point.id
+
+
+def test_an_alternative_without_effects_or_reason_is_refused(tmp_path: Path) -> None:
+    path = edited(tmp_path, "disputes.yaml",
+                  ("    effects: {vendor: {illegal: [DataCopyNz2Nd-srcNStride-4096-D16]}}\n", ""))
+    issue = only_issue(path)
+    assert_issue(issue, "disputes.yaml", line_of(path, 'alternatives: {vendor: "max 4095"}'),
+                 "points.12.alternatives.vendor", "needs exactly one of an `effects` entry", "uncomputable")
+
+
+def test_an_effect_naming_an_unknown_rule_is_refused(tmp_path: Path) -> None:
+    path = edited(tmp_path, "disputes.yaml", ("illegal: [DataCopyNz2Nd-srcNStride-4096-D16]", "illegal: [No-such-rule]"))
+    issue = only_issue(path)
+    assert_issue(issue, "disputes.yaml", line_of(path, "No-such-rule"), None, "unknown rule 'No-such-rule'")
+
+
+def test_a_reading_set_naming_an_uncomputable_alternative_is_refused(tmp_path: Path) -> None:
+    path = edited(tmp_path, "disputes.yaml", ("devkit: {D1: devkit,", "devkit: {D15: vendor-floor, D1: devkit,"))
+    issue = only_issue(path)
+    assert_issue(issue, "disputes.yaml", line_of(path, "D15: vendor-floor"), "readings.devkit.D15",
+                 "'vendor-floor' is not a computable alternative of D15")
+
+
+def test_reading_words_resolve_and_unknown_ones_are_refused() -> None:
+    from ascendc_conformance.format.errors import ConformanceError, ReadingError
+
+    spec = load_spec()
+    assert spec.reading([]) == spec.seed_reading and spec.seed_reading.label == "seed"
+    devkit = spec.reading(["devkit"])
+    assert devkit.label == "devkit" and dict(devkit.choices) == dict(spec.reading_sets["devkit"])
+    both = spec.reading(["devkit", "D13=destination-bytes"])
+    assert both.alternative("D13") == "destination-bytes" and both.alternative("D1") == "devkit"
+    assert both.alternative("D7") == "seed" and spec.reading(["D13=destination-bytes,D7=dstgap-32"]).label == \
+        "D13=destination-bytes,D7=dstgap-32"
+    for words, phrase in ((["D99=x"], "unknown disputed point 'D99'"), (["D13=foo"], "computable alternatives: destination-bytes"),
+                          (["D15=vendor-floor"], "cannot be computed"), (["nope"], "reading set (seed, devkit)"),
+                          (["devkit", "D1=seed"], "two alternatives")):
+        with pytest.raises(ReadingError, match=re.escape(phrase)) as caught:
+            spec.reading(words)
+        assert isinstance(caught.value, ConformanceError)

@@ -15,6 +15,7 @@ from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.reference.explain import explain
+from ascendc_conformance.spec.loader import load_spec
 from tests.helpers.casebuild import make_case, region_bytes, sentinel
 
 VALIDATING = Hello(name="t", validates=True, products=None, apis=None, raw={})
@@ -67,7 +68,7 @@ def test_pass_when_memory_matches() -> None:
     expected = reference.expect(case)
     verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=expected), VALIDATING)
     assert verdict.outcome == "pass" and not verdict.is_failure
-    assert verdict.diff is None and verdict.depends_on == () and verdict.matches_default is None
+    assert verdict.diff is None and verdict.depends_on == () and verdict.reading is None and not verdict.points
 
 
 def test_fail_carries_a_diff() -> None:
@@ -155,35 +156,75 @@ def training_gap_case() -> dict:
                      {"L1": halves(1, 512), "L0A": sentinel(2048, 6)})
 
 
-def test_disputed_matching_the_default() -> None:
+SPEC = load_spec()
+
+
+def judged(case: dict, answer: Answer, *words: str, hello: Hello = VALIDATING) -> Verdict:
+    """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does."""
+    reading = SPEC.reading(words)
+    expected, others = reference.expect_readings(case, reading)
+    return judge(case, expected, answer, hello, reading=reading, others=others)
+
+
+def ok_memory(memory: dict) -> Answer:
+    return Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": memory})
+
+
+def test_matching_the_run_reading_on_a_disputed_case_passes() -> None:
     case = training_gap_case()
-    expected = reference.expect(case)
-    verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=expected), VALIDATING)
-    assert verdict.outcome == "disputed" and not verdict.is_failure
-    assert verdict.matches_default is True and verdict.diff is None
+    verdict = judged(case, ok_memory(reference.expect(case)["memory"]))
+    assert verdict.outcome == "pass" and verdict.diff is None
     assert verdict.depends_on == ("LoadData2D-dstGap-training-D24",)
-    assert "LoadData2D-dstGap-training-D24" in verdict.message and "D24" in verdict.message
-    assert "passes" in verdict.message
+    assert verdict.reading == "seed" and dict(verdict.points) == {"D24": "seed"} and verdict.followed is None
 
 
-def test_disputed_not_matching_the_default_keeps_the_diff() -> None:
+def test_following_another_reading_of_a_point_the_run_does_not_name_is_disputed() -> None:
+    verdict = judged(training_gap_case(), rejected("LoadData2D-dstGap-training-D24"))
+    assert verdict.outcome == "disputed" and not verdict.is_failure
+    assert verdict.followed == "D24=must-be-zero" and dict(verdict.points) == {"D24": "must-be-zero"}
+    assert "D24=must-be-zero" in verdict.message and "false-reject" in verdict.message
+
+
+def test_matching_no_reading_fails_with_the_diff_against_the_run_reading() -> None:
     case = training_gap_case()
     expected, answer = mutated(case, "L0A", lambda image: image.__setitem__(slice(512, 1024), bytes(512)))
-    verdict = judge(case, expected, answer, VALIDATING)
-    assert verdict.outcome == "disputed" and verdict.matches_default is False
-    assert "does not pass" in verdict.message and verdict.diff["runs_by_class"] == {"wrong-value": 1}
+    verdict = judged(case, answer)
+    assert verdict.outcome == "fail" and verdict.is_failure
+    assert verdict.diff["runs_by_class"] == {"wrong-value": 1}
+    assert "matches none of the readings compared (seed, D24=must-be-zero" in verdict.message
+    assert dict(verdict.points) == {"D24": "none"}
 
 
-def test_disputed_rejection() -> None:
+def test_a_disputed_rejection_under_each_reading() -> None:
     case = two_bursts(blockCount=0)  # D1: blockCount 0 is illegal by default, a no-op under devkit
-    expected = reference.expect(case)
-    assert expected["status"] == "rejected" and expected["depends_on"]
-    assert judge(case, expected, rejected(), VALIDATING).matches_default is True
-    accepted = judge(case, expected, Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}),
-                     VALIDATING)
-    assert accepted.outcome == "disputed" and accepted.matches_default is False
+    no_op = ok_memory(case["memory"])
+    assert judged(case, rejected()).outcome == "pass"
+    follows = judged(case, no_op)
+    assert follows.outcome == "disputed" and follows.followed == "D1=devkit"
+    writes, _ = mutated(two_bursts(), "UB", lambda image: None)   # the bytes of a blockCount-2 move
+    assert judged(case, ok_memory(writes["memory"])).outcome == "missed-reject"
+    assert judged(case, no_op, "devkit").outcome == "pass"
+    under_devkit = judged(case, rejected(), "devkit")   # devkit names D1: following the seed's D1 fails it
+    assert under_devkit.outcome == "false-reject" and under_devkit.is_failure and under_devkit.reading == "devkit"
+    assert dict(under_devkit.points) == {"D1": "seed"} and "D1=" not in under_devkit.followed
+    assert "but this run certifies D1=devkit" in under_devkit.message
     with pytest.raises(ValueError):
-        judge(case, expected, rejected(), NON_VALIDATING)
+        judged(case, rejected(), hello=NON_VALIDATING)
+
+
+def test_half_bits_copied_unconverted_match_no_reading_of_d13() -> None:
+    case = make_case("DataCopy", "atlas-a2", ("C1", "half", 0), ("C2", "float", 0),
+                     {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                     {"L1": halves(1, 128), "BT": sentinel(256, 10)})
+    raw = bytearray(region_bytes(reference.expect(case), "BT"))
+    raw[:64] = halves(1, 32)
+    answer = ok_with(case, reference.expect(case), BT=bytes(raw))
+    for words in ((), ("D13=destination-bytes",)):
+        verdict = judged(case, answer, *words)
+        assert verdict.outcome == "fail" and dict(verdict.points) == {"D13": "none"}, verdict.describe()
+    converted = reference.expect(case, reading=SPEC.reading(["D13=destination-bytes"]))
+    assert judged(case, ok_memory(converted["memory"]), "D13=destination-bytes").outcome == "pass"
+    assert judged(case, ok_memory(converted["memory"])).followed == "D13=destination-bytes"
 
 
 def test_crash_on_a_disputed_case_stays_a_crash() -> None:
@@ -360,3 +401,14 @@ def test_locate_slice() -> None:
     assert explain(slice_case(2)).locate(4 * (48 + 12)) == "row (j=1), slice 0, element 12, byte 0"
     assert explain(slice_case(1)).locate(4 * 30 + 2) == "slice 1, element 6, byte 2"
     assert explain(slice_case(3)).locate(4 * (96 + 48 + 24)) == "row (j1=1, j2=1), slice 1, element 0, byte 0"
+
+
+def test_following_another_reading_of_a_point_the_run_names_fails() -> None:
+    """--reading D24=must-be-zero certifies that reading of D24: the seed's answer (dstGap ignored) fails it,
+    while under the seed reading the must-be-zero rejection is only disputed (above)."""
+    case = training_gap_case()
+    seed_answer = ok_memory(reference.expect(case)["memory"])
+    verdict = judged(case, seed_answer, "D24=must-be-zero")
+    assert verdict.outcome == "missed-reject" and verdict.is_failure and verdict.followed == "seed"
+    assert "but this run certifies D24=must-be-zero" in verdict.message
+    assert judged(case, rejected("LoadData2D-dstGap-training-D24"), "D24=must-be-zero").outcome == "pass"

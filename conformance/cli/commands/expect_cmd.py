@@ -6,18 +6,25 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from functools import partial
+from typing import Any, Callable, Iterator, TextIO
 
 from ascendc_conformance.cli.commands import add_verb_parser, write_json
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance import reference
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Reading
 
 
 def register(subparsers: Any) -> None:
     parser = add_verb_parser(
         subparsers, "expect", help="the reference's expected result of a case",
-        description="Print the expected result (format v1) of a case (format v1) under the suite's default\n"
-                    "readings, as computed by the numpy reference.\n\n"
+        description="Print the expected result (format v1) of a case (format v1) under a reading of the\n"
+                    "disputed points (--reading; default: seed, every point's default), as computed by the\n"
+                    "numpy reference. --readings prints instead the outcome under each computable reading\n"
+                    "of the points the case depends on: {\"reading\", \"points\", \"outcomes\": [{\"reading\",\n"
+                    "\"choices\", \"status\", \"rules\", \"depends_on\", \"same_as\"}, ...]} (same_as: the first\n"
+                    "reading listed before with the same result).\n\n"
                     "With a file: one JSON case in, one pretty-printed JSON result out. The exit code is 0,\n"
                     "or 1 when the result is {\"status\": \"error\"} (the case is malformed).\n\n"
                     "With '-': JSON lines on stdin, one case per line; one compact result per line on\n"
@@ -25,18 +32,42 @@ def register(subparsers: Any) -> None:
                     "not JSON, not an object or not a valid case gets {\"status\": \"error\", \"message\": ...}\n"
                     "naming the line number, and the stream goes on (exit code 0).",
         examples=["ascendc-conformance expect case.json",
+                  "ascendc-conformance expect --reading D13=destination-bytes case.json",
+                  "ascendc-conformance expect --readings case.json",
                   "cat cases.jsonl | ascendc-conformance expect - > results.jsonl"])
     parser.add_argument("case", metavar="CASE", help="a case JSON file, or '-' for JSON lines on stdin")
+    parser.add_argument("--reading", action="append", default=[], metavar="SET|POINT=ALT",
+                        help="answer under this reading (a reading set such as devkit, or POINT=ALTERNATIVE); "
+                             "repeatable, merged")
+    parser.add_argument("--readings", action="store_true",
+                        help="show the outcome under each computable reading of the points the case depends on")
     parser.set_defaults(func=cmd_expect)
 
 
 def cmd_expect(args: argparse.Namespace) -> int:
+    reading = load_spec().reading(args.reading)
+    answer = partial(_outcomes, reading=reading) if args.readings else partial(reference.expect, reading=reading)
     if args.case == "-":
-        return expect_stream(sys.stdin, sys.stdout)
-    return expect_file(Path(args.case))
+        return expect_stream(sys.stdin, sys.stdout, answer)
+    return expect_file(Path(args.case), answer)
 
 
-def expect_file(path: Path) -> int:
+def _outcomes(case: Any, reading: Reading) -> dict:
+    """The case's outcome under `reading` and every other computable reading of the points it depends on."""
+    expected, others = reference.expect_readings(case, reading)
+    if expected.get("status") == "error":
+        return expected
+    pairs = [(reading, expected), *others]
+    outcomes = [{"reading": other.label, "choices": dict(other.choices), "status": result["status"],
+                 "rules": result.get("rules", []), "depends_on": result.get("depends_on", []),
+                 "same_as": next((pairs[j][0].label for j in range(i) if pairs[j][1] == result), None)}
+                for i, (other, result) in enumerate(pairs)]
+    points = sorted({point for other, _ in others for point in {*other.choices, *reading.choices}
+                     if other.alternative(point) != reading.alternative(point)})
+    return {"reading": reading.label, "points": points, "outcomes": outcomes}
+
+
+def expect_file(path: Path, answer: Callable[[Any], dict] = reference.expect) -> int:
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -52,7 +83,7 @@ def expect_file(path: Path) -> int:
         case = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConformanceError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    result = reference.expect(case)
+    result = answer(case)
     write_json(result)
     return 1 if result.get("status") == "error" else 0
 
@@ -78,7 +109,7 @@ def _error(number: int, message: str) -> dict:
     return {"status": "error", "message": f"line {number}: {message}"}
 
 
-def expect_stream(stdin: TextIO, stdout: TextIO) -> int:
+def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict] = reference.expect) -> int:
     """One compact result line per non-blank input line, in order; malformed lines get an error result."""
     for number, (line, problem) in enumerate(_lines(stdin), start=1):
         if problem is not None:
@@ -96,7 +127,7 @@ def expect_stream(stdin: TextIO, stdout: TextIO) -> int:
                        compact=True, stream=stdout)
             continue
         try:
-            result = reference.expect(case)
+            result = answer(case)
         except Exception as error:  # a reference bug must not stop the stream; show it on stderr
             traceback.print_exc(file=sys.stderr)
             result = _error(number, f"internal error in the reference: {type(error).__name__}: {error}")

@@ -18,6 +18,7 @@ from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.plugin import SUITE_DIR
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets import open_target
 
 ENTRY_POINT = plugin.__name__
@@ -28,10 +29,12 @@ def register(subparsers: Any) -> None:
         subparsers, "run", help="run the conformance suite against a target",
         description="Run the conformance suite (pytest with the ascendc plugin) against TARGET: legal cases\n"
                     "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
-                    "boundaries. Exit 0 if and only if the target conforms on what was run; disputed\n"
-                    "cases are reported apart and never fail the run.",
+                    "boundaries, under the reading of the disputed points given by --reading (default:\n"
+                    "seed). Exit 0 if and only if the target conforms on what was run; a case where the\n"
+                    "target follows another named reading is disputed, reported apart, never a failure.",
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
+                  "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
                   "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
     options.add_to_argparse(parser)
     parser.add_argument("--seed", type=int, help="Hypothesis seed (default: a random one, printed in the header)")
@@ -79,14 +82,18 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    load_spec().reading(args.reading)   # a reading naming no known point or alternative: a clean error, no run
     return int(pytest.main(pytest_args(args)))
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     saved = replay.load(Path(args.file))
-    expected = reference.expect(saved["case"])
+    label = (saved.get("verdict") or {}).get("reading")
+    reading = load_spec().reading([label] if label else [])   # judged under the reading of the saved run
+    expected, others = reference.expect_readings(saved["case"], reading)
     with open_target(args.target, timeout=args.timeout) as target:
-        verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello)
+        verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello, reading=reading,
+                        others=others)
     print(f"case: {format_params(case_summary(saved['case']))}")
     print(verdict.describe())
     if saved.get("verdict"):

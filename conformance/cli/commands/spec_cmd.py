@@ -269,6 +269,7 @@ def dispute_records(spec) -> list[dict]:
         records.append({
             "id": point.id, "title": point.title, "seed": point.seed, "vendor": point.vendor,
             "default": point.default, "alternatives": dict(point.alternatives),
+            "computed": list(point.effects), "uncomputable": dict(point.uncomputable),
             "rules": [rule.id for rule in spec.rules.values() if rule.dispute == point.id],
         })
     return records
@@ -281,11 +282,14 @@ def cmd_disputes(args: argparse.Namespace) -> int:
         write_json(records)
         return 0
     rows = [[r["id"], r["title"], r["default"],
-             "; ".join(f"{name}: {text}" for name, text in r["alternatives"].items()) or "-",
+             "; ".join(f"{name}: {text}" + ("" if name in r["computed"] else f" (not computed: {r['uncomputable'][name]})")
+                       for name, text in r["alternatives"].items()) or "-",
              ", ".join(r["rules"]) or "-"] for r in records]
     print(tabulate(rows, headers=["id", "title", "default", "alternatives", "rules"], tablefmt="grid",
                    maxcolwidths=[None, 28, 40, 40, 36]))
-    print(f"\n{len(records)} disputed points")
+    print(f"\n{len(records)} disputed points; reading sets (run --reading NAME): "
+          + "; ".join(f"{name}: {', '.join(f'{p}={a}' for p, a in chosen.items()) or 'every default'}"
+                      for name, chosen in spec.reading_sets.items()))
     return 0
 
 
