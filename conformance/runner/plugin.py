@@ -166,6 +166,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
         elif record is not None and call.excinfo.errisinstance(ConformanceFailure):
             report.longrepr = record.failure_text         # the target's failure: verdict, diff, replay; no traceback
+    elif call.when == "call" and report.passed:
+        record = getattr(item, "funcargs", {}).get("ascendc_record")
+        failure = RunSession.unraised_failure(record) if record is not None else None
+        if failure is not None:                            # a failure reported as drawn: the test fails all the same
+            report.outcome, report.longrepr = "failed", failure
     if call.when == "teardown" and RECORD_KEY in item.stash:
         setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
     return report

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-from hypothesis.control import current_build_context
-
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS
@@ -79,7 +77,7 @@ class CheckRecord(ShortRepr):
     failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
     failing_summary: dict | None = None   # its case_summary, for the record
     failure_text: str = ""                # what the test raised on it
-    shrink_cut: bool = False              # no shrinking for this failure (its cause was shrunk already, or a hang)
+    shrinking: bool = False               # the failure is raised for Hypothesis to shrink (see RunSession.check)
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -228,29 +226,39 @@ class RunSession:
         return tests
 
     def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
-        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed.
+        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed and
+        the failure is to be shrunk.
 
-        The smallest failing case so far is not run again (Hypothesis replays it at the end): its verdict is
-        known, and a target that hung on it would cost another timeout."""
-        if record.failing_case is not None and json.dumps(case, sort_keys=True) == record.failing_case:
-            raise ConformanceFailure(record.failure_text)
+        A failing run stays bounded. Only the first failure of each (API, route, verdict, diff class) is
+        shrunk, never a timeout or a crash, and only within --shrink-seconds per test and --shrink-budget per
+        run: such a failure is raised, so that Hypothesis shrinks it. Any other failure is recorded but not
+        raised (the runner fails the test when it ends, see `unraised_failure`): it is reported as drawn. Once
+        a test has failed, no case is sent to the target again unless Hypothesis is shrinking it within its
+        budget, and the smallest failing case is never sent again (Hypothesis replays it at the end: its
+        verdict is known, and a target that hung on it would cost another timeout). Cases are always drawn
+        in full, so that Hypothesis sees the same data generation on every run of a test."""
+        if record.failure is not None:
+            if json.dumps(case, sort_keys=True) == record.failing_case:
+                if record.shrinking:
+                    raise ConformanceFailure(record.failure_text)
+                return
+            if not record.shrinking or self._shrink_budget_spent(record):
+                return
         failure = self._run(record, case, expectation)
-        if failure is not None:
+        if failure is not None and record.shrinking:
             del case   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
             raise ConformanceFailure(failure)
 
-    def cut_short(self, record: CheckRecord) -> bool:
-        """Whether the test should pass this example at once, before drawing a case: it has failed already
-        and shrinking that failure further is not worth the time. The shrinker then finds nothing smaller and
-        its final replay (always run) reports the smallest failing case found so far. A failing run is thus
-        bounded: a failure is shrunk for at most --shrink-seconds, all of them together for at most the run's
-        shrink budget, and only the first failure of each (API, route, verdict, diff class) is shrunk at all;
-        the others, and any timeout or crash, are reported as drawn."""
-        if record.failed_at is None or current_build_context().is_final:
-            return False
+    @staticmethod
+    def unraised_failure(record: CheckRecord) -> str | None:
+        """The failure of a test that was recorded but not raised (reported as drawn): the runner fails the
+        test with it when Hypothesis is done."""
+        return record.failure_text if record.failure is not None and not record.shrinking else None
+
+    def _shrink_budget_spent(self, record: CheckRecord) -> bool:
+        assert record.failed_at is not None
         spent = time.monotonic() - record.failed_at
-        return (record.shrink_cut or spent > self.settings.shrink_seconds
-                or self.shrink_spent + spent > self.settings.shrink_budget)
+        return spent > self.settings.shrink_seconds or self.shrink_spent + spent > self.settings.shrink_budget
 
     def finished(self, record: CheckRecord) -> None:
         """A test ended: add the time it spent shrinking to the run's shrink budget."""
@@ -286,12 +294,12 @@ class RunSession:
         return record.failure_text
 
     def _plan_shrinking(self, record: CheckRecord) -> None:
-        """Shrink only the first failure of each cause, and never a hang or a crash (each try costs a timeout
-        or a restart)."""
+        """Shrink only the first failure of each cause, while the run's budget lasts, and never a hang or a
+        crash (each try costs a timeout or a restart)."""
         cause = record.result().cause
         assert cause is not None
-        record.shrink_cut = cause.shrink_key in self._shrunk_causes or cause.verdict in (Outcome.TIMEOUT,
-                                                                                            Outcome.CRASHED)
+        record.shrinking = (cause.shrink_key not in self._shrunk_causes and self.shrink_spent < self.settings.shrink_budget
+                            and cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
         self._shrunk_causes.add(cause.shrink_key)
 
     def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:

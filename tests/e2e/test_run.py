@@ -161,12 +161,12 @@ def test_plugin_works_from_any_directory(tmp_path):
     the project, with the target's hello, spec hash, profile and seed in the header."""
     done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-product=910B",
                            "--ascendc-api=DataCopyNz2Nd", "--ascendc-profile=quick", "--hypothesis-seed=3",
-                           "--ascendc-reading=D16=vendor", "-p", "no:cacheprovider"],
+                           "--ascendc-reading=seed", "-p", "no:cacheprovider"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
     assert 'target reference (hello: {"name": "reference", "validates": true})' in done.stdout
     assert "profile quick (3 cases per test); seed 3" in done.stdout and "spec " in done.stdout
-    assert "reading D16=vendor: D16=vendor" in done.stdout
+    assert "reading seed: every point takes its default" in done.stdout
     assert "[ascendc] done: 100%" in done.stdout
 
 

@@ -59,8 +59,6 @@ def _supported(run: RunSession, record: CheckRecord, contexts: tuple[PathContext
 
 def _check_legal(run: RunSession, record: CheckRecord, contexts: tuple[PathContext, ...], data: st.DataObject) -> None:
     supported = _supported(run, record, contexts)
-    if run.cut_short(record):
-        return
     run.check(record, _draw(data, st.sampled_from(supported).flatmap(case_for)))
 
 
@@ -68,8 +66,6 @@ def _check_fault(run: RunSession, record: CheckRecord, fault: Fault, data: st.Da
     if not run.target.hello.validates and fault.expectation == "reject":
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
     supported = _supported(run, record, fault.contexts)
-    if run.cut_short(record):
-        return
     run.check(record, _draw(data, replace(fault, contexts=supported).strategy()), fault.expectation)
 
 
@@ -79,8 +75,6 @@ def _check_boundary(run: RunSession, record: CheckRecord, boundary: Boundary, da
                                    f"{boundary.rule.field} = {boundary.legal_value} does not fit the product's "
                                    f"capacity (or the GM window) on any of {len(boundary.unreachable)} paths"))
     supported = _supported(run, record, boundary.contexts)
-    if run.cut_short(record):
-        return
     run.check(record, _draw(data, replace(boundary, contexts=supported).strategy()))
 
 
