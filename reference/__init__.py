@@ -6,9 +6,11 @@ move by vectorised index arithmetic (reference.transfer).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
-from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer as moves
 from ascendc_conformance.reference.apis import MODULES
@@ -31,25 +33,54 @@ def expect(case: Any) -> dict:
         return Result.error(str(error)).to_json()
 
 
-def evaluate(case: Case, spec: Spec | None = None) -> Result:
-    """The expected outcome of one call under the suite's default readings."""
+def evaluate(case: Case, spec: Spec | None = None, *, ignore: frozenset[str] = frozenset()) -> Result:
+    """The expected outcome of one call under the suite's default readings.
+
+    `ignore`: rule ids judged as if they held — what a target lacking exactly those checks would answer
+    (the single-fault meta-test asks this of every fault case with its own rule ignored)."""
     spec = spec or default_spec()
     call = resolve(case, spec)
     module = MODULES[call.api.name]
-    verdict, depends = _verdict(static_breaches(call, module.RELATIONS))
+    verdict, depends = _verdict(_kept(static_breaches(call, module.RELATIONS), ignore))
     if verdict is not None:
         return verdict
     plan = module.plan(call)
     spans = moves.extents(call, plan)
     memory_breaches, capacity_depends = _memory_breaches(call, spans)
-    verdict, more = _verdict(memory_breaches)
+    verdict, more = _verdict(_kept(memory_breaches, ignore))
     if verdict is not None:
         return verdict
+    if BOUNDS in ignore:
+        call = _covering(call, spans)
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
     if moves.overlaps(call, plan, *spans):
         return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
     return Result.ok(moves.apply(call, plan, spans), _unique(depends + more + capacity_depends + plan.depends_on))
+
+
+def _kept(breaches: list[Breach], ignore: frozenset[str]) -> list[Breach]:
+    """The breaches of rules not ignored; a breach that an ignored disputed rule disputes goes too (its
+    alternative reading holds)."""
+    if not ignore:
+        return breaches
+    return [b for b in breaches if b.rule.id not in ignore and b.disputed_by not in ignore]
+
+
+def _covering(call: Call, spans: moves.Extents) -> Call:
+    """The call with its regions widened by zero bytes over every access at address 0 or above: what a
+    target that does not check the bounds works on."""
+    memory = dict(call.case.memory)
+    for span in spans:
+        if span is None or span.start < 0:
+            continue
+        region = memory.get(span.memory)
+        if region is None:
+            memory[span.memory] = Region(span.start, bytes(span.stop - span.start))
+        elif not region.contains(span.start, span.stop):
+            start, stop = min(region.address, span.start), max(region.end, span.stop)
+            memory[span.memory] = Region(start, bytes(region.address - start) + region.data + bytes(stop - region.end))
+    return replace(call, case=replace(call.case, memory=MappingProxyType(memory)), derived={})
 
 
 def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:

@@ -183,6 +183,8 @@ def overlaps(call: Call, transfer: Transfer, src: Extent | None, dst: Extent | N
 
 def self_overlaps(transfer: Transfer) -> bool:
     """Two destination writes hit the same element (and so the same bytes)."""
+    if transfer.size == 0:   # e.g. bursts of blockLen 0: nothing is written at all
+        return False
     if transfer.grid is not None:
         injective = transfer.grid.dst_injective()
         if injective is not None:

@@ -312,7 +312,9 @@ class _Builder:
                 where=model.Where(where.get("space"), tuple(where.get("positions", ())),
                                   tuple(where.get("except_positions", ()))) if where else None,
                 bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
-                routes=tuple(tuple(route) for route in r.get("routes", ())))
+                routes=tuple(tuple(route) for route in r.get("routes", ())),
+                inseparable=tuple(model.Inseparable(e["variant"], tuple(e["from"]), e["reason"])
+                                  for e in r.get("inseparable", ())))
             rules[rule.id] = rule
             built.append(rule)
         return built
@@ -418,6 +420,9 @@ class _Builder:
             index = next(i for i, r in enumerate(f.data["rules"]) if r["id"] == rule.id)
             if rule.dispute is not None:
                 self._known(f, ("rules", index, "dispute"), rule.dispute, disputes, "disputed point")
+            for j, entry in enumerate(rule.inseparable):
+                for k, other in enumerate(entry.from_rules):
+                    self._known(f, ("rules", index, "inseparable", j, "from", k), other, rules, "rule")
         for f, path, rule_id in self.rule_refs:
             self._known(f, path, rule_id, rules, "rule")
         for f, i, deps in self.path_deps:

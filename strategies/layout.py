@@ -34,13 +34,33 @@ class Extents:
         return self.src if operand == "src" else self.dst
 
 
+def reach(extents: Extents, operand: str) -> tuple[int, int]:
+    """Bytes below and from the operand's start its accesses need: a faulty call (e.g. a negative stride) may
+    touch bytes before the tensor start, which must then not lie below address 0."""
+    low, high = extents.of(operand)
+    return max(-low, 0), max(high, 0)
+
+
 def fits(ctx: PathContext, extents: Extents) -> bool:
     """Whether both operands can be placed, aligned and without overlapping, inside their memories."""
-    src_high, dst_high = extents.src[1], extents.dst[1]
+    (src_below, src_high), (dst_below, dst_high) = reach(extents, "src"), reach(extents, "dst")
     if ctx.shared_memory:
         slack = ctx.alignment("src") + ctx.alignment("dst")
-        return src_high + dst_high + slack <= ctx.limit(ctx.memory("src"))
-    return src_high <= ctx.limit(ctx.memory("src")) and dst_high <= ctx.limit(ctx.memory("dst"))
+        return src_below + src_high + dst_below + dst_high + slack <= ctx.limit(ctx.memory("src"))
+    return (src_below + src_high <= ctx.limit(ctx.memory("src"))
+            and dst_below + dst_high <= ctx.limit(ctx.memory("dst")))
+
+
+def holds(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> bool:
+    """Whether operands at these addresses keep every access inside their memories and apart in a shared one."""
+    spans = {op: (addresses[op] - reach(extents, op)[0], addresses[op] + reach(extents, op)[1])
+             for op in ("src", "dst")}
+    if any(low < 0 or high > ctx.limit(ctx.memory(op)) for op, (low, high) in spans.items()):
+        return False
+    if ctx.shared_memory:
+        (_, first_high), (second_low, _) = sorted(spans.values())
+        return first_high <= second_low
+    return True
 
 
 def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
@@ -52,17 +72,19 @@ def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
 
 
 def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
-    """Start addresses of src and dst; in a shared memory the two never overlap."""
+    """Start addresses of src and dst, every access at address 0 or above; in a shared memory the two never
+    overlap."""
     if not ctx.shared_memory:
-        return {op: _aligned(draw, 0, ctx.limit(ctx.memory(op)) - extents.of(op)[1], ctx.alignment(op), f"{op} address")
-                for op in ("src", "dst")}
+        return {op: _aligned(draw, reach(extents, op)[0], ctx.limit(ctx.memory(op)) - reach(extents, op)[1],
+                             ctx.alignment(op), f"{op} address") for op in ("src", "dst")}
     first, second = ("src", "dst") if draw(st.booleans(), label="src placed first") else ("dst", "src")
+    (first_below, first_high), (second_below, second_high) = reach(extents, first), reach(extents, second)
     limit = ctx.limit(ctx.memory("src"))
-    room = limit - extents.of(first)[1] - extents.of(second)[1] - ctx.alignment(second)
-    start = _aligned(draw, 0, room, ctx.alignment(first), f"{first} address")
-    after = start + extents.of(first)[1]
+    room = limit - first_high - second_below - second_high - ctx.alignment(second)
+    start = _aligned(draw, first_below, room, ctx.alignment(first), f"{first} address")
+    after = start + first_high + second_below
     return {first: start,
-            second: _aligned(draw, after, limit - extents.of(second)[1], ctx.alignment(second), f"{second} address")}
+            second: _aligned(draw, after, limit - second_high, ctx.alignment(second), f"{second} address")}
 
 
 def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> dict[str, tuple[int, int]]:
@@ -70,7 +92,7 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
     spans: dict[str, list[int]] = {}
     for op in ("src", "dst"):
         low, high = extents.of(op)
-        points = [addresses[op], addresses[op] + max(low, 0), addresses[op] + high]
+        points = [addresses[op], addresses[op] + low, addresses[op] + high]
         if op == "dst" and extents.dst_alternative is not None:
             points.append(addresses[op] + extents.dst_alternative[1])
         spans.setdefault(ctx.memory(op), []).extend(points)

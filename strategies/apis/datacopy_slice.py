@@ -93,6 +93,9 @@ def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: l
     return infos
 
 
+footprint = extents   # the bytes any call with these params touches, legal or not
+
+
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     """Only dimValue is ever pinned; one-row outer dimensions make every legal dimValue reachable."""
     low, high = ctx.field_range("dimValue")
