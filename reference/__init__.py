@@ -24,11 +24,12 @@ from ascendc_conformance.spec.model import Spec
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
 
 
-def expect(case: Any) -> dict:
-    """The expected result (v1 dict) of a case dict; a malformed case gets {"status": "error", ...}."""
+def expect(case: Any, *, ignore: frozenset[str] = frozenset()) -> dict:
+    """The expected result (v1 dict) of a case dict; a malformed case gets {"status": "error", ...}.
+    `ignore` as for `evaluate`."""
     try:
         parsed = parse_case(case)
-        return result_json(evaluate(parsed), parsed, case)
+        return result_json(evaluate(parsed, ignore=ignore), parsed, case)
     except CaseError as error:
         return Result.error(str(error)).to_json()
 

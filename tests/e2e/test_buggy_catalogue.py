@@ -14,6 +14,8 @@ import pytest
 from ascendc_conformance import reference
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.faults import faults
 from tests.fixtures.buggy import targets as buggy
 from tests.helpers.casebuild import make_case, sentinel
 
@@ -70,6 +72,17 @@ CASES = {
     "half-to-float": make_case("DataCopy", "atlas-a2", ("C1", "half", 0), ("C2", "float", 0),
                                {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
                                {"L1": halves(1, 128), "BT": sentinel(256, 10)}),
+    # blockCount 4096 (one above the documented maximum), regions sized for all 4096 one-block bursts.
+    "blockcount-4096": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                                 {"blockCount": 4096, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                                 {"GM": sentinel(4096 * 32, 11), "UB": sentinel(4096 * 32, 12)}),
+    # src slices of 1 DataBlock (8 floats), dst slices of 2: burstLen differs, each side's equation holds.
+    "slice-burstlen": make_case(
+        "DataCopySlice", "atlas-a2", ("GM", "float", 0), ("VECIN", "float", 0),
+        {"dimValue": 1,
+         "dstSliceInfo": [{"startIndex": 0, "endIndex": 15, "stride": 0, "burstLen": 2, "shapeValue": 16}],
+         "srcSliceInfo": [{"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": 1, "shapeValue": 8}]},
+        {"GM": np.arange(1, 9, dtype="<f4").tobytes(), "UB": sentinel(64, 13)}),
     # dst at UB 16 breaks DataCopy-dst-align-local (documented, no dispute).
     "illegal": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
                          {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
@@ -92,6 +105,9 @@ CATALOGUE = {
     buggy.AcceptsEverything: ("illegal", "multi-burst"),
     buggy.RejectsMultiBurst: ("multi-burst", "one-burst"),
     buggy.WritesNothing: ("multi-burst", "illegal"),
+    buggy.NoBlockCountMax: ("blockcount-4096", "illegal"),
+    buggy.NoSliceBurstLenEquality: ("slice-burstlen", "illegal"),
+    buggy.ChecksMemoryOnly: ("illegal", "multi-burst"),
 }
 
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
@@ -153,6 +169,9 @@ SUITE_SELECTION = {
     buggy.AcceptsEverything: ("atlas-a2", "DataCopyNz2Nd", "test_illegal"),
     buggy.RejectsMultiBurst: ("atlas-a2", "DataCopy", "test_legal"),
     buggy.WritesNothing: ("atlas-a2", "DataCopyNz2Nd", "test_legal"),
+    buggy.NoBlockCountMax: ("atlas-a2", "DataCopy", "test_illegal and blockCount"),
+    buggy.NoSliceBurstLenEquality: ("atlas-a2", "DataCopySlice", "test_illegal and burstLen"),
+    buggy.ChecksMemoryOnly: ("atlas-a2", "DataCopy", "test_illegal"),
 }
 
 
@@ -184,3 +203,34 @@ def test_the_ci_profile_catches_the_bug(bug: type, tmp_path: Path) -> None:
         assert earned[0]["replay_command"] and "replay: ascendc-conformance replay" in done.stdout
     if bug.DIFF_CLASS is not None and bug.VERDICT != "disputed":
         assert bug.DIFF_CLASS in earned[0]["diff"]["runs_by_class"], earned[0]["message"]
+
+
+def test_a_memory_only_validator_fails_every_separable_fault(tmp_path: Path) -> None:
+    """`run --profile ci` of the illegal tests against a target that checks only the regions' bounds and the
+    buffers' capacities: the fault test of every separable documented rule fails (missed-reject); only the
+    memory rules' own faults and the spec's inseparable variants pass, and the latter are listed."""
+    spec = load_spec()
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.buggy.targets:ChecksMemoryOnly", "-k", "test_illegal",
+                           "--product", "atlas-a2", "--profile", "ci",
+                           "--seed", "7", "--shrink-seconds", "1", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test" and r["test_id"].startswith("test_illegal[")]
+    inseparable, caught = set(), set()
+    for record in tests:
+        rule = spec.rule(record["rule"])
+        variant = record["test_id"][:-1].rsplit(":", 1)[1]
+        if rule.status != "documented" or not rule.illegal_by_default or rule.id in buggy.MEMORY_RULES:
+            continue
+        if rule.inseparable_variant(variant):
+            assert record["verdict"] == "pass", record["test_id"]
+            inseparable.add(f"{rule.id}:{variant}")
+        else:
+            assert record["verdict"] == "missed-reject", (record["test_id"], record["verdict"], record["message"])
+            caught.add(rule.id)
+    separable = {f.rule.id for f in faults(spec, products=["atlas-a2"])
+                 if f.expectation == "reject" and not f.inseparable and f.rule.id not in buggy.MEMORY_RULES}
+    assert caught == separable, sorted(separable ^ caught)
+    assert inseparable == {f"{r.id}:{e.variant}" for r in spec.rules.values() for e in r.inseparable}, sorted(inseparable)

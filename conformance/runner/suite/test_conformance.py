@@ -6,6 +6,8 @@ conform. Test ids name the spec item they check: the path label, the rule id and
 """
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -69,7 +71,7 @@ def test_illegal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_f
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
     _supported(ascendc_run, record, {c.product.id for c in fault.contexts}, record.subject["api"])
     supported = tuple(c for c in fault.contexts if ascendc_run.target.supports(c.product.id, c.api.name))
-    strategy = Fault(fault.rule, fault.variant, supported, fault.edit, fault.pinned).strategy()
+    strategy = dataclasses.replace(fault, contexts=supported).strategy()
     ascendc_run.check(record, _draw(data, strategy), fault.expectation)
 
 
