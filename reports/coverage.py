@@ -42,8 +42,10 @@ REASON_NOT_VALIDATING = "not supported by the target (it does not validate: ille
 REASON_NOT_SELECTED = "not selected in this run"
 REASON_KILLED = "not run: the run ended before its tests"
 REASON_NOT_DRAWN = "not drawn in this profile"
+REASON_INSEPARABLE = "inseparable from "   # + the rule ids the spec names
+REASON_NEEDS_EXTENSION = "not sent: the cases need a case-format extension the target does not announce"
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
-           REASON_KILLED, REASON_NOT_DRAWN)
+           REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
 
 
 def dtype_label(src_dtype: str, dst_dtype: str) -> str:
@@ -314,7 +316,8 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
                     _count(illegal, outcome, n)
         exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + disputed.get(rule.id, 0)
                      + sum(t.cases for t in tests))
-        reason = None if exercised else _reason(rule, tests, results, products, apis, incomplete)
+        reason = _inseparable(rule, tests) or (None if exercised else
+                                                _reason(rule, tests, results, products, apis, incomplete))
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
@@ -323,6 +326,16 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
             disputed_cases=disputed.get(rule.id, 0), failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
+
+
+def _inseparable(rule, tests: list[TestResult]) -> str | None:
+    """"inseparable from <rules>" when every fault test of the rule that ran is a variant the spec calls
+    inseparable: its rejections may be for those rules, so they do not count as covering this one."""
+    variants = {t.test_id.rstrip("]").rsplit(":", 1)[-1] for t in tests if t.kind == "illegal" and t.ran}
+    entries = [rule.inseparable_variant(variant) for variant in sorted(variants)]
+    if not entries or None in entries:
+        return None
+    return REASON_INSEPARABLE + ", ".join(dict.fromkeys(r for entry in entries for r in entry.from_rules))
 
 
 def _selected(rule, products, apis) -> bool:
@@ -340,6 +353,8 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_NOT_VALIDATING
     if any(t.kind == "boundary" and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
+    if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):
+        return REASON_NEEDS_EXTENSION
     if (results.killed or incomplete) and not tests:
         return REASON_KILLED
     return REASON_NOT_DRAWN

@@ -195,6 +195,7 @@ class _Builder:
             dtypes=model.frozen_map(dtypes), dtype_groups=model.frozen_map(self.groups),
             ctypes=model.frozen_map(self.ctypes), memories=tuple(self.products_file.data["memories"]),
             positions=tuple(self.products_file.data["positions"]),
+            gm_bytes=self.products_file.data["gm_bytes"],
             gm_window_bytes=self.products_file.data["gm_window_bytes"], products=tuple(products),
             apis=model.frozen_map(apis), common_rules=common, disputes=model.frozen_map(disputes),
             digest=digest.hexdigest()[:16], _rules=model.frozen_map(rules),

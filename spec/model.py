@@ -288,6 +288,7 @@ class Spec:
     ctypes: Mapping[str, tuple[int, int]]
     memories: tuple[str, ...]
     positions: tuple[str, ...]
+    gm_bytes: int
     gm_window_bytes: int
     products: tuple[Product, ...]
     apis: Mapping[str, Api]

@@ -35,6 +35,7 @@ class PathContext(ShortRepr):
     form: str
     relaxed: frozenset[str] = frozenset()   # fields whose range rules and C type a single-fault draft ignores
     unbounded: bool = False                 # memories without limit: companions of an inseparable fault
+    detached: bool = False                  # GM regions may leave out the tensor start (case extension)
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -55,6 +56,15 @@ class PathContext(ShortRepr):
         """The same path with `field` free of its range: a draft pinning a faulty value there sizes every
         other parameter, address and region for the faulty call (single faults stay single)."""
         return dataclasses.replace(self, relaxed=self.relaxed | {field})
+
+    def detaching(self) -> "PathContext":
+        """The same path whose GM regions cover only the bytes the call touches: the tensor start may lie
+        outside them (the "detached-tensor" case extension)."""
+        return dataclasses.replace(self, detached=True)
+
+    @property
+    def touches_gm(self) -> bool:
+        return "GM" in (self.memory("src"), self.memory("dst"))
 
     def bounded(self, unbounded: bool = False) -> "PathContext":
         """The same path with (or, by default, without) unlimited memories."""
@@ -83,7 +93,14 @@ class PathContext(ShortRepr):
         return self.memory("src") == self.memory("dst")
 
     def limit(self, memory: str) -> int:
-        """Bytes a generated case may use in a memory: its capacity, or the GM window."""
+        """The end of the addresses a generated case may use in a memory: its capacity, or the 64-bit GM."""
+        if self.unbounded:
+            return UNBOUNDED[1]
+        capacity = self.product.capacities.get(memory)
+        return capacity.bytes if capacity else self.spec.gm_bytes
+
+    def span_limit(self, memory: str) -> int:
+        """The bytes one region of a generated case may span: the capacity, or the GM window."""
         if self.unbounded:
             return UNBOUNDED[1]
         capacity = self.product.capacities.get(memory)

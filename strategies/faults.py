@@ -17,7 +17,7 @@ from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.apis import MODULES, datacopy_slice
-from ascendc_conformance.strategies.cases import Draft, draft, finish
+from ascendc_conformance.strategies.cases import Draft, draft, extensions_of, finish
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.legal import contexts, select_paths
 
@@ -43,6 +43,11 @@ class Fault(ShortRepr):
 
     def __repr__(self) -> str:
         return f"Fault({self.id}, {len(self.contexts)} contexts)"
+
+    @property
+    def extensions(self) -> frozenset[str]:
+        """Case-format extensions a target must announce to be sent this fault's cases."""
+        return extensions_of(self.contexts)
 
     @property
     def expectation(self) -> str:
@@ -115,6 +120,9 @@ def _pinned_fault(rule: Rule, variant: str, ctxs: tuple[PathContext, ...], field
     checks both ways): it is drawn as if memories had no limit, then put back into them."""
     relaxed = tuple(c.relaxing(field) for c in ctxs)
     separable = tuple(c for c in relaxed if MODULES[c.api.name].reachable(c, {field: value}))
+    if not separable:   # the tensor start far from the touched GM bytes (e.g. startIndex x 512 B)
+        separable = tuple(c.detaching() for c in relaxed
+                          if c.touches_gm and MODULES[c.api.name].reachable(c.detaching(), {field: value}))
     if separable:
         return Fault(rule, variant, separable, pinned=((field, value),))
     unbounded = tuple(c.bounded(True) for c in relaxed if MODULES[c.api.name].reachable(c.bounded(True), {field: value}))
@@ -123,14 +131,16 @@ def _pinned_fault(rule: Rule, variant: str, ctxs: tuple[PathContext, ...], field
 
 def _within_memories(draw, d: Draft) -> None:
     """An inseparable fault's draft, drawn as if memories had no limit (so that every other rule holds), put
-    back into the product's memories: operands at their lowest addresses, regions cut at the capacity."""
+    back into the product's memories: operands at their lowest addresses, regions cut at the capacity (or
+    the GM window)."""
     d.ctx = d.ctx.bounded()
     d.addresses = {op: -(-layout.reach(d.extents, op)[0] // d.ctx.alignment(op)) * d.ctx.alignment(op)
                    for op in ("src", "dst")}
     if d.ctx.shared_memory:
         d.addresses["dst"] += d.addresses["src"] + layout.reach(d.extents, "src")[1]
         d.addresses["dst"] = -(-d.addresses["dst"] // d.ctx.alignment("dst")) * d.ctx.alignment("dst")
-    d.spans = layout.regions(d.ctx, d.addresses, d.extents)
+    d.spans = {memory: (start, min(stop, start + d.ctx.span_limit(memory)))
+               for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
 
 def _set_field(field: str, value: Callable[[PathContext], int]) -> Edit:
@@ -293,6 +303,8 @@ def _capacity(spec, rule, api, paths, products):
         if address < 0 or address + high <= min(readings) and rule.status != "documented":
             reject()
         d.addresses[operand] = address
+        if d.ctx.shared_memory and not layout.apart(d.addresses, d.extents):
+            reject()   # moved onto the other operand: source and destination would overlap (unspecified)
         memory = d.ctx.memory(operand)
         others = [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory]
         d.spans[memory] = (max(0, min(others) - layout.GUARD_BYTES), address + high + layout.GUARD_BYTES)

@@ -42,25 +42,43 @@ def reach(extents: Extents, operand: str) -> tuple[int, int]:
 
 
 def fits(ctx: PathContext, extents: Extents) -> bool:
-    """Whether both operands can be placed, aligned and without overlapping, inside their memories."""
+    """Whether both operands can be placed, aligned and without overlapping, inside their memories, each
+    region within the bytes a region may span (a detached GM region leaves the tensor start out)."""
     (src_below, src_high), (dst_below, dst_high) = reach(extents, "src"), reach(extents, "dst")
     if ctx.shared_memory:
         slack = ctx.alignment("src") + ctx.alignment("dst")
-        return src_below + src_high + dst_below + dst_high + slack <= ctx.limit(ctx.memory("src"))
-    return (src_below + src_high <= ctx.limit(ctx.memory("src"))
-            and dst_below + dst_high <= ctx.limit(ctx.memory("dst")))
+        return src_below + src_high + dst_below + dst_high + slack <= ctx.span_limit(ctx.memory("src"))
+    return all(below + high <= ctx.limit(ctx.memory(op)) and _width(ctx, extents, op) <= ctx.span_limit(ctx.memory(op))
+               for op, below, high in (("src", src_below, src_high), ("dst", dst_below, dst_high)))
+
+
+def _width(ctx: PathContext, extents: Extents, operand: str) -> int:
+    """Bytes the operand's region spans: the touched bytes, with the tensor start unless it is detached."""
+    low, high = extents.of(operand)
+    if _detached(ctx, operand):
+        return max(high - low, 0)
+    return max(high, 0) - min(low, 0)
+
+
+def _detached(ctx: PathContext, operand: str) -> bool:
+    return ctx.detached and ctx.memory(operand) == "GM"
 
 
 def holds(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> bool:
     """Whether operands at these addresses keep every access inside their memories and apart in a shared one."""
     spans = {op: (addresses[op] - reach(extents, op)[0], addresses[op] + reach(extents, op)[1])
              for op in ("src", "dst")}
-    if any(low < 0 or high > ctx.limit(ctx.memory(op)) for op, (low, high) in spans.items()):
+    limit = ctx.span_limit if ctx.shared_memory else ctx.limit   # shared: both within one region's span
+    if any(low < 0 or high > limit(ctx.memory(op)) for op, (low, high) in spans.items()):
         return False
-    if ctx.shared_memory:
-        (_, first_high), (second_low, _) = sorted(spans.values())
-        return first_high <= second_low
-    return True
+    return apart(addresses, extents) if ctx.shared_memory else True
+
+
+def apart(addresses: dict[str, int], extents: Extents) -> bool:
+    """Whether the two operands' accesses (in one memory) share no byte."""
+    (_, first_high), (second_low, _) = sorted((addresses[op] - reach(extents, op)[0], addresses[op] + reach(extents, op)[1])
+                                              for op in ("src", "dst"))
+    return first_high <= second_low
 
 
 def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
@@ -79,7 +97,7 @@ def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
                              ctx.alignment(op), f"{op} address") for op in ("src", "dst")}
     first, second = ("src", "dst") if draw(st.booleans(), label="src placed first") else ("dst", "src")
     (first_below, first_high), (second_below, second_high) = reach(extents, first), reach(extents, second)
-    limit = ctx.limit(ctx.memory("src"))
+    limit = ctx.span_limit(ctx.memory("src"))   # both in one region (only a pseudo-route puts both in GM)
     room = limit - first_high - second_below - second_high - ctx.alignment(second)
     start = _aligned(draw, first_below, room, ctx.alignment(first), f"{first} address")
     after = start + first_high + second_below
@@ -88,11 +106,12 @@ def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
 
 
 def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> dict[str, tuple[int, int]]:
-    """Per memory, the [start, stop) a region must cover: touched bytes and tensor starts plus guard bands."""
+    """Per memory, the [start, stop) a region must cover: touched bytes and tensor starts (not a detached GM
+    tensor's) plus guard bands."""
     spans: dict[str, list[int]] = {}
     for op in ("src", "dst"):
         low, high = extents.of(op)
-        points = [addresses[op], addresses[op] + low, addresses[op] + high]
+        points = [addresses[op] + low, addresses[op] + high] + ([] if _detached(ctx, op) else [addresses[op]])
         if op == "dst" and extents.dst_alternative is not None:
             points.append(addresses[op] + extents.dst_alternative[1])
         spans.setdefault(ctx.memory(op), []).extend(points)

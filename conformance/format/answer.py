@@ -33,7 +33,8 @@ class Hello:
     """What a target said about itself when it started.
 
     ``products``/``apis`` are None when the target did not restrict itself,
-    meaning it claims to support every product/API.
+    meaning it claims to support every product/API. ``extensions``: the case-format extensions it handles
+    (format.case.EXTENSIONS); cases that need another are never sent to it.
     """
 
     name: str
@@ -41,6 +42,7 @@ class Hello:
     products: tuple[str, ...] | None
     apis: tuple[str, ...] | None
     raw: dict[str, Any]
+    extensions: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, raw: Any) -> Hello:
@@ -62,6 +64,7 @@ class Hello:
             products=_optional_names(raw, "products"),
             apis=_optional_names(raw, "apis"),
             raw=raw,
+            extensions=_optional_names(raw, "extensions") or (),
         )
 
 

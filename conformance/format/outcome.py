@@ -77,6 +77,7 @@ class SkipReason(str, Enum):
     NOT_SUPPORTED = "not-supported"     # the target's hello excludes the product or API
     NOT_VALIDATING = "not-validating"   # an illegal case for a target that does not validate
     UNREACHABLE = "unreachable"         # a legal bound no path can reach under the product's capacities
+    NEEDS_EXTENSION = "needs-extension"  # the cases need a case-format extension the target's hello lacks
 
     def __str__(self) -> str:
         return self.value

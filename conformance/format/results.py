@@ -17,7 +17,7 @@ One JSON object per line, discriminated by "record":
    "tags": {"path:<label>": n, "hit:<rule>": n, "boundary:<rule>:min|max": n, "fault:<rule>": n, ...},
    "disputed": {"<rule id>": {"matches_default": n, "differs": n}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
-   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable"|null,
+   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
    "skipped_reason": str|null}
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
 

@@ -48,6 +48,10 @@ class Target(abc.ABC):
         products, apis = self.hello.products, self.hello.apis
         return (products is None or product in products) and (apis is None or api in apis)
 
+    def handles(self, extensions: frozenset[str]) -> bool:
+        """Whether the target announced, in its hello, every one of these case-format extensions."""
+        return extensions <= set(self.hello.extensions)
+
     def __enter__(self) -> Target:
         return self
 

@@ -92,7 +92,7 @@ def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     params = problem(ctx, pinned).draw(draw)
     interleave_room = params["dstDStride"] - params["dValue"]
-    if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1
+    if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1 and params["dValue"] > 0
             and interleave_room >= (params["ndNum"] - 1) * params["dValue"]
             and draw(st.booleans(), label="interleave matrices")):
         # Matrices side by side within one row pitch (as in the seed's figures).

@@ -40,7 +40,7 @@ def _granule(ctx: PathContext, operand: str) -> int:
 
 
 def _budget(ctx: PathContext, operand: str) -> int:
-    return (ctx.limit(ctx.memory(operand)) - ctx.alignment(operand)) // ctx.dtype(operand).size
+    return (ctx.span_limit(ctx.memory(operand)) - ctx.alignment(operand)) // ctx.dtype(operand).size
 
 
 def _draw_counts(draw, ctx: PathContext, dims: int, budget: int) -> tuple[int, list[int]]:

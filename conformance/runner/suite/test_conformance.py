@@ -49,6 +49,13 @@ def _supported(run: RunSession, record: CheckRecord, products: set[str], api: st
                                    f"the target's hello excludes {api} on {', '.join(sorted(products))}"))
 
 
+def _extended(run: RunSession, record: CheckRecord, extensions: frozenset[str]) -> None:
+    if not run.target.handles(extensions):
+        pytest.skip(record.skipped(SkipReason.NEEDS_EXTENSION,
+                                   f"the cases need the case-format extension(s) {', '.join(sorted(extensions))}, "
+                                   f"which the target's hello does not announce (\"extensions\")"))
+
+
 @given(data=st.data())
 def test_legal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_path: Path, data: st.DataObject) -> None:
     """Every documented path x dtype (000 Tables 4-7, 001 Tables 1-2, 002 Table 1, 003 Table 4) moves the
@@ -70,6 +77,7 @@ def test_illegal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_f
     if not ascendc_run.target.hello.validates and fault.expectation == "reject":
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
     _supported(ascendc_run, record, {c.product.id for c in fault.contexts}, record.subject["api"])
+    _extended(ascendc_run, record, fault.extensions)
     supported = tuple(c for c in fault.contexts if ascendc_run.target.supports(c.product.id, c.api.name))
     strategy = dataclasses.replace(fault, contexts=supported).strategy()
     ascendc_run.check(record, _draw(data, strategy), fault.expectation)
@@ -84,7 +92,8 @@ def test_boundary(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_
     record.describe(**ascendc_run.subject(boundary))
     if not boundary.contexts:
         pytest.skip(record.skipped(SkipReason.UNREACHABLE,
-                                   f"{boundary.rule.field} = {boundary.legal_value} does not fit the product's "
-                                   f"capacity (or the GM window) on any of {len(boundary.unreachable)} paths"))
+                                   f"{boundary.rule.field} = {boundary.legal_value} fits no path: "
+                                   + "; ".join(boundary.unreachable)))
     _supported(ascendc_run, record, {c.product.id for c in boundary.contexts}, boundary.rule.api)
+    _extended(ascendc_run, record, boundary.extensions)
     ascendc_run.check(record, _draw(data, boundary.strategy()))
