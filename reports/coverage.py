@@ -9,7 +9,8 @@ certification statement.
   killed run), "not drawn" (selected, but the test was skipped), or "not-supported" (the target's hello
   excludes it).
 - `rules`: every rule of the spec with legal hits (`hit:<rule>` tags), boundary hits (`boundary:<rule>:*`
-  tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule),
+  tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule), those
+  rejected naming only other rules (`other_rule`),
   and for a rule nothing exercised, why (REASONS).
 - `disputes`: per disputed rule id, how often the target behaved as the default reading and how often not,
   with the dispute's default and alternatives from spec.disputes.
@@ -99,6 +100,7 @@ class RuleRow:
     boundary_hits: int
     rejected: int
     missed: int
+    other_rule: int                     # illegal cases rejected naming only rules they do not break
     illegal_counts: Mapping[str, int]   # every outcome of the rule's illegal tests (cases)
     disputed_cases: int                 # cases of any test whose outcome depended on this rule
     failures: int                       # tests about this rule (illegal or boundary) with a failure verdict
@@ -113,7 +115,7 @@ class RuleRow:
         return {"id": self.id, "api": self.api, "kind": self.kind, "status": self.status, "citation": self.citation,
                 "description": self.description, "products": list(self.products), "dispute": self.dispute,
                 "legal_hits": self.legal_hits, "boundary_hits": self.boundary_hits, "rejected": self.rejected,
-                "missed": self.missed, "illegal_counts": dict(self.illegal_counts),
+                "missed": self.missed, "other_rule": self.other_rule, "illegal_counts": dict(self.illegal_counts),
                 "disputed_cases": self.disputed_cases, "failures": self.failures, "tests": list(self.tests),
                 "covered": self.covered, "reason": self.reason}
 
@@ -323,6 +325,7 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get("pass", 0),
             missed=illegal.get("missed-reject", 0), illegal_counts=_sorted_counts(illegal),
+            other_rule=sum(t.other_rule for t in tests if t.kind == "illegal"),
             disputed_cases=disputed.get(rule.id, 0), failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows

@@ -94,6 +94,7 @@ class TestRecord:
     waiver: Mapping | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
+    other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
@@ -120,6 +121,7 @@ class TestRecord:
                                     "differs": int((seen or {}).get("differs", 0))}
                         for rule, seen in (record.get("disputed") or {}).items()}
             duration = float(record.get("duration_s") or 0.0)
+            other_rule = int(record.get("other_rule") or 0)
         except (AttributeError, TypeError, ValueError) as error:
             raise ResultsError(f"{where}: test record {test_id} has a malformed count ({error})") from None
         try:
@@ -133,7 +135,8 @@ class TestRecord:
                    counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
                    tags=freeze(tags), disputed=freeze(disputed), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
-                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None, **extra)
+                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None, other_rule=other_rule,
+                   **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

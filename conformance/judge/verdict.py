@@ -32,6 +32,12 @@ class Verdict:
     diff: dict | None = None
     depends_on: tuple[str, ...] = ()
     matches_default: bool | None = None
+    named_rule: bool | None = None   # a rejection of an illegal call that names rules: whether one is broken
+
+    @property
+    def other_rule(self) -> bool:
+        """The target rejected an illegal call for other rules than the ones it breaks."""
+        return self.named_rule is False
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.SKIPPED:
@@ -47,6 +53,8 @@ class Verdict:
                                 "actual": self.actual, "diff": self.diff, "depends_on": list(self.depends_on)}
         if self.matches_default is not None:
             data["matches_default"] = self.matches_default
+        if self.named_rule is not None:
+            data["named_rule"] = self.named_rule
         return data
 
     def describe(self) -> str:
@@ -55,8 +63,12 @@ class Verdict:
         return f"{text}\n{format_diff(self.diff)}" if self.diff else text
 
 
-def judge(case: dict, expected: dict, answer: Answer, hello: Hello) -> Verdict:
+def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, strict_rules: bool = False) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result.
+
+    A rejection of an illegal call that names rules records whether it named a rule the call breaks
+    (`named_rule`); naming only others passes, or with `strict_rules` is the failing verdict wrong-rule.
+    A rejection naming no rule is judged on the rejection alone.
 
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
     which the suite never generates, and an expected rejection put to a target that does not validate.
@@ -79,12 +91,26 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello) -> Verdict:
         message = actual.get("message") or "(no message)"
         return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None, depends)
     outcome, message, diff = _default_reading(case, expected, actual)
+    named = _named_rule(expected, actual)
+    if named is False and strict_rules:
+        outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
+                                                f"{_list(actual.get('rules'))}, none of the rules it breaks: "
+                                                + "; ".join(_describe(rule) for rule in expected.get("rules", ())))
     if not depends:
-        return Verdict(outcome, message, expected, actual, diff)
+        return Verdict(outcome, message, expected, actual, diff, named_rule=named)
     agrees = outcome is Outcome.PASS
     return Verdict(Outcome.DISPUTED, f"{_disputed(depends)}; under the default reading the target "
                                f"{'passes' if agrees else 'does not pass'} ({outcome}: {message})",
-                   expected, actual, diff, depends, agrees)
+                   expected, actual, diff, depends, agrees, named)
+
+
+def _named_rule(expected: dict, actual: dict) -> bool | None:
+    """Whether a rejection of an illegal call names a rule the call breaks; None when it names none (or it
+    is not such a rejection)."""
+    named = actual.get("rules") or ()
+    if expected["status"] != "rejected" or actual.get("status") != "rejected" or not named:
+        return None
+    return any(rule in expected.get("rules", ()) for rule in named)
 
 
 def _default_reading(case: dict, expected: dict, actual: dict) -> tuple[Outcome, str, dict | None]:

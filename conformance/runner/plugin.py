@@ -47,7 +47,8 @@ def _settings(config: pytest.Config) -> RunSettings:
                        products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
                        profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
                        waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
-                       shrink_seconds=config.getoption("ascendc_shrink_seconds"))
+                       shrink_seconds=config.getoption("ascendc_shrink_seconds"),
+                       strict_rules=config.getoption("ascendc_strict_rules"))
 
 
 def _is_worker(config: pytest.Config) -> bool:

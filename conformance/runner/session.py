@@ -47,6 +47,7 @@ class RunSettings:
     waivers_file: Path | None = None
     timeout: float = CASE_TIMEOUT_S
     shrink_seconds: float = SHRINK_SECONDS   # per failing test: then only its smallest failing case runs again
+    strict_rules: bool = False               # a rejection naming only other rules is the failing wrong-rule
 
 
 @dataclass(repr=False)
@@ -68,6 +69,7 @@ class CheckRecord(ShortRepr):
     waiver: dict | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
+    other_rule: int = 0
     started: float = field(default_factory=time.monotonic)
     failed_at: float | None = None
     failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
@@ -102,6 +104,7 @@ class CheckRecord(ShortRepr):
     def add(self, verdict: Verdict, tags: list[str]) -> None:
         if self.failure is None:   # after the first failure Hypothesis shrinks: count only the final answer
             self.counts[verdict.outcome] += 1
+            self.other_rule += verdict.other_rule
             self.tags.update(tags)
             for rule_id in verdict.depends_on:
                 seen = self.disputed.setdefault(rule_id, {"matches_default": 0, "differs": 0})
@@ -123,7 +126,7 @@ class CheckRecord(ShortRepr):
             diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
-            skipped_reason=self.skipped_reason)
+            skipped_reason=self.skipped_reason, other_rule=self.other_rule)
 
 
 def param_id(item: SpecPath | Fault | Boundary) -> str:
@@ -206,7 +209,7 @@ class RunSession:
         expected = reference.expect(case)
         self._check_expectation(record, case, expected, expectation)
         answer = self.target.execute(case)
-        verdict = judge(case, expected, answer, self.target.hello)
+        verdict = judge(case, expected, answer, self.target.hello, strict_rules=self.settings.strict_rules)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         record.add(verdict, case.get("tags", []))

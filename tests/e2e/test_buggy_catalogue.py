@@ -234,3 +234,26 @@ def test_a_memory_only_validator_fails_every_separable_fault(tmp_path: Path) -> 
                  if f.expectation == "reject" and not f.inseparable and f.rule.id not in buggy.MEMORY_RULES}
     assert caught == separable, sorted(separable ^ caught)
     assert inseparable == {f"{r.id}:{e.variant}" for r in spec.rules.values() for e in r.inseparable}, sorted(inseparable)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-rules"])
+def test_rejections_for_another_rule(strict: bool, tmp_path: Path) -> None:
+    """A target that rejects every illegal call citing a rule the call does not break: by default its fault
+    tests pass and the rule table counts the cases as rejected for another rule; `--strict-rules` makes them
+    the failing verdict wrong-rule."""
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.buggy.targets:RejectsForAnotherRule", "--product", "atlas-a2",
+                           "--api", "LoadData2D", "-k", "test_illegal and repeatTimes", "--profile", "ci", "--seed", "7",
+                           "--shrink-seconds", "1", "--report", str(tmp_path)] + (["--strict-rules"] if strict else []),
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test" and r["rule"] == "LoadData2D-repeatTimes-max"]
+    assert tests, done.stdout[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    row = next(r for r in report["coverage"]["rules"] if r["id"] == "LoadData2D-repeatTimes-max")
+    if strict:
+        assert done.returncode == 1 and {r["verdict"] for r in tests} == {"wrong-rule"}, done.stdout[-3000:]
+        assert row["illegal_counts"].get("wrong-rule", 0) > 0
+    else:
+        assert done.returncode == 0 and {r["verdict"] for r in tests} == {"pass"}, done.stdout[-3000:]
+        assert row["other_rule"] == row["rejected"] > 0, row
