@@ -143,15 +143,6 @@ def _within_memories(draw, d: Draft) -> None:
                for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
 
-def _set_field(field: str, value: Callable[[PathContext], int]) -> Edit:
-    def edit(draw, d: Draft) -> None:
-        if field == "dimValue":
-            datacopy_slice.resize_dimensions(d.params, value(d.ctx))
-        else:
-            d.params[field] = value(d.ctx)
-    return edit
-
-
 def _multiple(spec, rule, api, paths, products):
     def edit(draw, d: Draft) -> None:
         value = d.params[rule.field]

@@ -80,3 +80,15 @@ def test_a_double_fault_is_caught():
         outcomes.append(result.status == "rejected" and BOUNDS in result.rules)
     _draws(fault, check)
     assert outcomes and all(outcomes)
+
+
+def test_every_range_bound_has_its_fault():
+    """No fault generator may vanish (e.g. a faulty value no path can be drawn with): every bound of every
+    range rule that makes a call illegal has its below / above fault."""
+    generated = {f.id for f in FAULTS}
+    for rule in SPEC.rules.values():
+        if rule.kind != "range" or not rule.illegal_by_default:
+            continue
+        for side, bound in (("below", rule.min), ("above", rule.max)):
+            if bound is not None:
+                assert f"{rule.id}:{side}" in generated, f"{rule.id}: no '{side}' fault"
