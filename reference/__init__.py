@@ -6,9 +6,11 @@ move by vectorised index arithmetic (reference.transfer).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from types import MappingProxyType
 from typing import Any
 
-from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer as moves
 from ascendc_conformance.reference.apis import MODULES
@@ -22,34 +24,41 @@ from ascendc_conformance.spec.model import Reading, Spec
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
 
 
-def expect(case: Any, *, reading: Reading | None = None) -> dict:
+def expect(case: Any, *, reading: Reading | None = None, ignore: frozenset[str] = frozenset()) -> dict:
     """The expected result (v1 dict) of a case dict under `reading` (default: the seed reading); a malformed
-    case gets {"status": "error", ...}."""
+    case gets {"status": "error", ...}. `ignore` as for `evaluate`."""
     try:
         parsed = parse_case(case)
-        return result_json(evaluate(parsed, reading=reading), parsed, case)
+        return result_json(evaluate(parsed, reading=reading, ignore=ignore), parsed, case)
     except CaseError as error:
         return Result.error(str(error)).to_json()
 
 
-def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = None) -> Result:
-    """The expected outcome of one call under `reading` (default: the seed reading, every point's default)."""
+def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = None,
+             ignore: frozenset[str] = frozenset()) -> Result:
+    """The expected outcome of one call under `reading` (default: the seed reading, every point's default).
+
+    `ignore`: rule ids judged as if they held — what a target lacking exactly those checks would answer
+    (the single-fault meta-test asks this of every fault case with its own rule ignored)."""
     spec = spec or default_spec()
     call = resolve(case, spec, reading)
     module = MODULES[call.api.name]
-    verdict, depends = _verdict(call, static_breaches(call, module.RELATIONS))
+    verdict, depends = _verdict(call, _kept(static_breaches(call, module.RELATIONS), ignore))
     if verdict is not None:
         return verdict
     plan = module.plan(call)
     spans = moves.extents(call, plan)
     memory_breaches, capacity_depends = _memory_breaches(call, spans)
-    verdict, more = _verdict(call, memory_breaches)
+    verdict, more = _verdict(call, _kept(memory_breaches, ignore))
     if verdict is not None:
         return verdict
     semantic = [Breach(spec.rule(rule_id), f"{call.reading.label} makes it illegal")
                 for rule_id in plan.depends_on if call.reading.illegal(spec.rule(rule_id), call.product.id, call.route)]
+    semantic = _kept(semantic, ignore)
     if semantic:
         return _verdict(call, semantic)[0]
+    if BOUNDS in ignore:
+        call = _covering(call, spans)
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
     if moves.overlaps(call, plan, *spans):
@@ -96,6 +105,30 @@ def expect_readings(case: Any, reading: Reading | None = None) -> tuple[dict, li
             break
         points = _unique(points + more)
     return expected, [(other, answers[other]) for other in other_readings(points, reading, spec)]
+
+
+def _kept(breaches: list[Breach], ignore: frozenset[str]) -> list[Breach]:
+    """The breaches of rules not ignored; a breach that an ignored disputed rule disputes goes too (its
+    alternative reading holds)."""
+    if not ignore:
+        return breaches
+    return [b for b in breaches if b.rule.id not in ignore and b.disputed_by not in ignore]
+
+
+def _covering(call: Call, spans: moves.Extents) -> Call:
+    """The call with its regions widened by zero bytes over every access at address 0 or above: what a
+    target that does not check the bounds works on."""
+    memory = dict(call.case.memory)
+    for span in spans:
+        if span is None or span.start < 0:
+            continue
+        region = memory.get(span.memory)
+        if region is None:
+            memory[span.memory] = Region(span.start, bytes(span.stop - span.start))
+        elif not region.contains(span.start, span.stop):
+            start, stop = min(region.address, span.start), max(region.end, span.stop)
+            memory[span.memory] = Region(start, bytes(region.address - start) + region.data + bytes(stop - region.end))
+    return replace(call, case=replace(call.case, memory=MappingProxyType(memory)), derived={})
 
 
 def _unspecified(spec: Spec, rule_id: str, message: str) -> Result:

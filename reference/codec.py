@@ -18,10 +18,10 @@ import json
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ascendc_conformance.format.case import Case, Operand, Region, Result, decode_memory, schema
+from ascendc_conformance.format.case import EXTENSIONS, Case, Operand, Region, Result, decode_memory, schema
 
 # sha256 of json.dumps(schema("case-v1"), sort_keys=True): the schema the quick check mirrors.
-SCHEMA_DIGEST = "9a062a7421b89d106e8ade443187da2059bcb6ccf4d68063f7c7d10d747f9c68"
+SCHEMA_DIGEST = "929e89029a6deb5c23a88aaaf18e3e32bf44ef80802d8e0181185ca9d144befa"
 
 
 def _digest(data: Any) -> str:
@@ -69,6 +69,10 @@ def _plainly_valid(data: Any) -> bool:
         return False
     if "tags" in data and (type(data["tags"]) is not list or any(type(tag) is not str for tag in data["tags"])):
         return False
+    if "extensions" in data and (type(data["extensions"]) is not list
+                                 or any(type(name) is not str or name not in EXTENSIONS for name in data["extensions"])
+                                 or len(set(data["extensions"])) != len(data["extensions"])):
+        return False
     return True
 
 
@@ -80,7 +84,7 @@ def parse_case(data: Any) -> Case:
                 src=Operand(**data["src"]), dst=Operand(**data["dst"]),
                 params=MappingProxyType(dict(data["params"])),
                 memory=MappingProxyType(decode_memory("case.memory", data["memory"])),
-                id=data.get("id"), tags=tuple(data.get("tags", ())))
+                id=data.get("id"), tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
 
 def _canonical(text: str, raw: bytes) -> bool:

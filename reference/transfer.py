@@ -167,9 +167,11 @@ def _extent(memory: str, address: int, size: int, span: tuple[int, int] | None) 
 
 
 def byte_addresses(call: Call, operand: str, elements: np.ndarray) -> np.ndarray:
-    """Absolute byte address of every byte of every element, shaped (elements, size)."""
+    """Absolute byte address of every byte of every element, shaped (elements, size), as uint64: GM addresses
+    reach 2**64 - 1, and modular arithmetic keeps an access below a tensor's start right."""
     size = call.dtype(operand).size
-    return call.operand(operand).address + elements[:, None] * size + np.arange(size)
+    offsets = (elements[:, None] * size + np.arange(size)).astype(np.uint64)
+    return np.uint64(call.operand(operand).address) + offsets
 
 
 def overlaps(call: Call, transfer: Transfer, src: Extent | None, dst: Extent | None) -> bool:
@@ -183,6 +185,8 @@ def overlaps(call: Call, transfer: Transfer, src: Extent | None, dst: Extent | N
 
 def self_overlaps(transfer: Transfer) -> bool:
     """Two destination writes hit the same element (and so the same bytes)."""
+    if transfer.size == 0:   # e.g. bursts of blockLen 0: nothing is written at all
+        return False
     if transfer.grid is not None:
         injective = transfer.grid.dst_injective()
         if injective is not None:
@@ -322,12 +326,12 @@ def _c_strides(shape: tuple[int, ...], size: int) -> list[int]:
 
 def _apply_elements(call: Call, transfer: Transfer, src_region: Region, dst_region: Region) -> bytes:
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
-    src_offsets = byte_addresses(call, "src", transfer.src_elements) - src_region.address
+    src_offsets = byte_addresses(call, "src", transfer.src_elements) - np.uint64(src_region.address)
     values = np.frombuffer(src_region.data, dtype=np.uint8)[src_offsets]
     if call.src_dtype.name != call.dst_dtype.name:
         values = _convert(values, src_size, dst_size)
     image = np.frombuffer(dst_region.data, dtype=np.uint8).copy()
-    image[byte_addresses(call, "dst", transfer.dst_elements) - dst_region.address] = values
+    image[byte_addresses(call, "dst", transfer.dst_elements) - np.uint64(dst_region.address)] = values
     return image.tobytes()
 
 

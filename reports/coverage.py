@@ -9,7 +9,8 @@ certification statement.
   killed run), "not drawn" (selected, but the test was skipped), or "not-supported" (the target's hello
   excludes it).
 - `rules`: every rule of the spec with legal hits (`hit:<rule>` tags), boundary hits (`boundary:<rule>:*`
-  tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule),
+  tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule), those
+  rejected naming only other rules (`other_rule`),
   and for a rule nothing exercised, why (REASONS).
 - `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
   cases that tell them apart (counts per reading and "none", one example's params each, a one-word summary),
@@ -46,8 +47,10 @@ REASON_NOT_VALIDATING = "not supported by the target (it does not validate: ille
 REASON_NOT_SELECTED = "not selected in this run"
 REASON_KILLED = "not run: the run ended before its tests"
 REASON_NOT_DRAWN = "not drawn in this profile"
+REASON_INSEPARABLE = "inseparable from "   # + the rule ids the spec names
+REASON_NEEDS_EXTENSION = "not sent: the cases need a case-format extension the target does not announce"
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
-           REASON_KILLED, REASON_NOT_DRAWN)
+           REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
 
 
 def dtype_label(src_dtype: str, dst_dtype: str) -> str:
@@ -101,6 +104,7 @@ class RuleRow:
     boundary_hits: int
     rejected: int
     missed: int
+    other_rule: int                     # illegal cases rejected naming only rules they do not break
     illegal_counts: Mapping[str, int]   # every outcome of the rule's illegal tests (cases)
     disputed_cases: int                 # cases of any test that told the readings of this rule's point apart
     failures: int                       # tests about this rule (illegal or boundary) with a failure verdict
@@ -115,7 +119,7 @@ class RuleRow:
         return {"id": self.id, "api": self.api, "kind": self.kind, "status": self.status, "citation": self.citation,
                 "description": self.description, "products": list(self.products), "dispute": self.dispute,
                 "legal_hits": self.legal_hits, "boundary_hits": self.boundary_hits, "rejected": self.rejected,
-                "missed": self.missed, "illegal_counts": dict(self.illegal_counts),
+                "missed": self.missed, "other_rule": self.other_rule, "illegal_counts": dict(self.illegal_counts),
                 "disputed_cases": self.disputed_cases, "failures": self.failures, "tests": list(self.tests),
                 "covered": self.covered, "reason": self.reason}
 
@@ -323,15 +327,27 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
                 for outcome, n in test.counts.items():
                     _count(illegal, outcome, n)
         exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + sum(t.cases for t in tests))
-        reason = None if exercised else _reason(rule, tests, results, products, apis, incomplete)
+        reason = _inseparable(rule, tests) or (None if exercised else
+                                                _reason(rule, tests, results, products, apis, incomplete))
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
             missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
+            other_rule=sum(t.other_rule for t in tests if t.kind == "illegal"),
             disputed_cases=disputed.get(rule.dispute, 0) if rule.dispute else 0, failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
+
+
+def _inseparable(rule, tests: list[TestResult]) -> str | None:
+    """"inseparable from <rules>" when every fault test of the rule that ran is a variant the spec calls
+    inseparable: its rejections may be for those rules, so they do not count as covering this one."""
+    variants = {t.test_id.rstrip("]").rsplit(":", 1)[-1] for t in tests if t.kind == "illegal" and t.ran}
+    entries = [rule.inseparable_variant(variant) for variant in sorted(variants)]
+    if not entries or None in entries:
+        return None
+    return REASON_INSEPARABLE + ", ".join(dict.fromkeys(r for entry in entries for r in entry.from_rules))
 
 
 def _selected(rule, products, apis) -> bool:
@@ -349,6 +365,8 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_NOT_VALIDATING
     if any(t.kind == "boundary" and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
+    if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):
+        return REASON_NEEDS_EXTENSION
     if (results.killed or incomplete) and not tests:
         return REASON_KILLED
     return REASON_NOT_DRAWN

@@ -1,6 +1,6 @@
 """junit.xml from the report document: one <testcase> per conformance test, one <testsuite> per test kind.
 
-- fail / missed-reject / false-reject: <failure type="<verdict>" message="..."> with the message, the
+- fail / missed-reject / wrong-rule / false-reject: <failure type="<verdict>" message="..."> with the message, the
   rendered diff and the replay command as text;
 - error / timeout / crashed: <error> likewise;
 - skipped, not-supported and waived: <skipped message="..."> (a waiver names its reason and link);

@@ -104,10 +104,12 @@ def render_md(doc: dict) -> str:
     summary = coverage["rules_summary"]
     out += [f"{summary['covered']} of {summary['total']} rules exercised."
             + (" Not exercised: " + _counts(summary["uncovered"]) + "." if summary["uncovered"] else ""), ""]
-    rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["missed"],
+    rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["other_rule"],
+             r["missed"],
              _counts({k: v for k, v in r["illegal_counts"].items() if k not in (Outcome.PASS, Outcome.MISSED_REJECT)}),
              r["reason"] or "covered", r["citation"]] for r in coverage["rules"]]
-    out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected", "missed",
+    out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected",
+                          "rejected for another rule", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]
 
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]

@@ -197,6 +197,7 @@ class _Builder:
             dtypes=model.frozen_map(dtypes), dtype_groups=model.frozen_map(self.groups),
             ctypes=model.frozen_map(self.ctypes), memories=tuple(self.products_file.data["memories"]),
             positions=tuple(self.products_file.data["positions"]),
+            gm_bytes=self.products_file.data["gm_bytes"],
             gm_window_bytes=self.products_file.data["gm_window_bytes"], products=tuple(products),
             apis=model.frozen_map(apis), common_rules=common, disputes=model.frozen_map(disputes),
             digest=digest.hexdigest()[:16], reading_sets=model.frozen_map(self.reading_sets), _rules=model.frozen_map(rules),
@@ -342,7 +343,9 @@ class _Builder:
                 where=model.Where(where.get("space"), tuple(where.get("positions", ())),
                                   tuple(where.get("except_positions", ()))) if where else None,
                 bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
-                routes=tuple(tuple(route) for route in r.get("routes", ())))
+                routes=tuple(tuple(route) for route in r.get("routes", ())),
+                inseparable=tuple(model.Inseparable(e["variant"], tuple(e["from"]), e["reason"])
+                                  for e in r.get("inseparable", ())))
             rules[rule.id] = rule
             built.append(rule)
         return built
@@ -449,6 +452,9 @@ class _Builder:
             index = next(i for i, r in enumerate(f.data["rules"]) if r["id"] == rule.id)
             if rule.dispute is not None:
                 self._known(f, ("rules", index, "dispute"), rule.dispute, disputes, "disputed point")
+            for j, entry in enumerate(rule.inseparable):
+                for k, other in enumerate(entry.from_rules):
+                    self._known(f, ("rules", index, "inseparable", j, "from", k), other, rules, "rule")
         for f, path, rule_id in self.rule_refs:
             self._known(f, path, rule_id, rules, "rule")
         for f, i, deps in self.path_deps:

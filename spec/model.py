@@ -141,6 +141,19 @@ class Where:
 
 
 @dataclass(frozen=True)
+class Inseparable:
+    """A fault variant of a rule that cannot break that rule alone on any path of any product: every such call
+    also breaks the rules `from_rules` (e.g. blockLen 65536 overruns every local buffer), for `reason`."""
+
+    variant: str
+    from_rules: tuple[str, ...]
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"variant": self.variant, "from": list(self.from_rules), "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     api: str | None
@@ -163,6 +176,10 @@ class Rule:
     check: str | None = None
     args: Mapping = dc_field(default_factory=frozen_map)
     routes: tuple[tuple[str, str], ...] = ()
+    inseparable: tuple[Inseparable, ...] = ()
+
+    def inseparable_variant(self, variant: str) -> Inseparable | None:
+        return next((entry for entry in self.inseparable if entry.variant == variant), None)
 
     def applies_to(self, product: str) -> bool:
         return product in self.products
@@ -189,6 +206,8 @@ class Rule:
             data["args"] = dict(self.args)
         if self.routes:
             data["routes"] = [list(route) for route in self.routes]
+        if self.inseparable:
+            data["inseparable"] = [entry.to_json() for entry in self.inseparable]
         return data
 
 
@@ -376,6 +395,7 @@ class Spec:
     ctypes: Mapping[str, tuple[int, int]]
     memories: tuple[str, ...]
     positions: tuple[str, ...]
+    gm_bytes: int
     gm_window_bytes: int
     products: tuple[Product, ...]
     apis: Mapping[str, Api]

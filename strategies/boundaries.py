@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
 from ascendc_conformance.strategies.apis import MODULES
-from ascendc_conformance.strategies.cases import draft, finish
+from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.cases import draft, extensions_of, finish
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
 
@@ -26,7 +27,7 @@ class Boundary(ShortRepr):
     legal_value: int
     illegal_value: int
     contexts: tuple[PathContext, ...]  # where the legal value is reachable
-    unreachable: tuple[str, ...]       # path labels where it is not
+    unreachable: tuple[str, ...]       # per path where it is not: the label and which buffer it overruns by how much
 
     @property
     def id(self) -> str:
@@ -34,6 +35,11 @@ class Boundary(ShortRepr):
 
     def __repr__(self) -> str:
         return f"Boundary({self.id}, {len(self.contexts)} contexts)"
+
+    @property
+    def extensions(self) -> frozenset[str]:
+        """Case-format extensions a target must announce to be sent this boundary's cases."""
+        return extensions_of(self.contexts)
 
     def strategy(self) -> st.SearchStrategy[dict]:
         return st.sampled_from(self.contexts).flatmap(self._case)
@@ -59,10 +65,31 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
         if not candidates:
             continue
         for side, legal, illegal in _sides(rule, candidates[0]):
-            reach = tuple(c for c in candidates if MODULES[c.api.name].reachable(c, {rule.field: legal}))
-            missing = tuple(sorted({c.label for c in candidates} - {c.label for c in reach}))
-            pairs.append(Boundary(rule, side, legal, illegal, reach, missing))
+            pins = {rule.field: legal}
+            reach = tuple(c for c in candidates if MODULES[c.api.name].reachable(c, pins))
+            if not reach:   # a tensor start far from the touched GM bytes (e.g. startIndex x 512 B)
+                reach = tuple(c.detaching() for c in candidates
+                              if c.touches_gm and MODULES[c.api.name].reachable(c.detaching(), pins))
+            labels = {c.label for c in reach}
+            missing = tuple(_shortfall(c.detaching() if c.touches_gm else c, pins)
+                            for c in candidates if c.label not in labels)
+            pairs.append(Boundary(rule, side, legal, illegal, reach, tuple(sorted(missing))))
     return pairs
+
+
+def _shortfall(ctx: PathContext, pins: dict) -> str:
+    """Why a pinned value cannot be reached on a path: the buffer its smallest call overruns, and by how much
+    (or the rule of the path it conflicts with when it fits every buffer)."""
+    problem = MODULES[ctx.api.name].problem(ctx, pins)
+    values = {field.name: field.low for field in problem.fields} | dict(problem.pins)
+    extents = MODULES[ctx.api.name].footprint(ctx, problem.materialise(values))
+    for operand in sorted(("src", "dst"), key=lambda op: ctx.memory(op) == "GM"):   # buffers first
+        memory = ctx.memory(operand)
+        need = sum(layout.reach(extents, operand))
+        if need > ctx.span_limit(memory):
+            return (f"{ctx.label}: needs {need} B of {memory}, {need - ctx.span_limit(memory)} B more than its "
+                    f"{ctx.span_limit(memory)} B{' (GM window of one region)' if memory == 'GM' else ''}")
+    return f"{ctx.label}: {', '.join(f'{k} = {v}' for k, v in pins.items())} conflicts with another rule of the path"
 
 
 def _sides(rule: Rule, ctx: PathContext) -> list[tuple[str, int, int]]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from hypothesis import reject
 
+from ascendc_conformance.format.case import DETACHED_TENSOR
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.apis import MODULES
 from ascendc_conformance.strategies.context import PathContext, Unreachable
@@ -44,8 +45,15 @@ def finish(draw, d: Draft, zero_fill: bool = True) -> dict:
             "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},
             "dst": {"position": ctx.dst, "dtype": ctx.dst_dtype.name, "address": d.addresses["dst"]},
             "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans, zero_fill)}
+    if ctx.detached:
+        case["extensions"] = [DETACHED_TENSOR]
     case["tags"] = [f"path:{ctx.label}", f"form:{ctx.form}", *_rule_tags(ctx, d.params), *d.tags]
     return case
+
+
+def extensions_of(ctxs) -> frozenset[str]:
+    """The case-format extensions the cases drawn for these contexts need."""
+    return frozenset({DETACHED_TENSOR}) if any(ctx.detached for ctx in ctxs) else frozenset()
 
 
 def _rule_tags(ctx: PathContext, params: dict) -> list[str]:

@@ -6,11 +6,15 @@ it were legal, so that the route, dtype or form is the only rule it breaks.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cached_property
 
 from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, ShortRepr, Spec
+
+
+UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
 
 
 class Unreachable(Exception):
@@ -29,6 +33,9 @@ class PathContext(ShortRepr):
     src_dtype: Dtype
     dst_dtype: Dtype
     form: str
+    relaxed: frozenset[str] = frozenset()   # fields whose range rules and C type a single-fault draft ignores
+    unbounded: bool = False                 # memories without limit: companions of an inseparable fault
+    detached: bool = False                  # GM regions may leave out the tensor start (case extension)
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -42,7 +49,26 @@ class PathContext(ShortRepr):
                    spec.dtypes[dst_dtype], form)
 
     def __repr__(self) -> str:
-        return f"PathContext({self.label}, form={self.form})"
+        relaxed = f", relaxed={sorted(self.relaxed)}" if self.relaxed else ""
+        return f"PathContext({self.label}, form={self.form}{relaxed})"
+
+    def relaxing(self, field: str) -> "PathContext":
+        """The same path with `field` free of its range: a draft pinning a faulty value there sizes every
+        other parameter, address and region for the faulty call (single faults stay single)."""
+        return dataclasses.replace(self, relaxed=self.relaxed | {field})
+
+    def detaching(self) -> "PathContext":
+        """The same path whose GM regions cover only the bytes the call touches: the tensor start may lie
+        outside them (the "detached-tensor" case extension)."""
+        return dataclasses.replace(self, detached=True)
+
+    @property
+    def touches_gm(self) -> bool:
+        return "GM" in (self.memory("src"), self.memory("dst"))
+
+    def bounded(self, unbounded: bool = False) -> "PathContext":
+        """The same path with (or, by default, without) unlimited memories."""
+        return dataclasses.replace(self, unbounded=unbounded)
 
     @property
     def label(self) -> str:
@@ -67,7 +93,16 @@ class PathContext(ShortRepr):
         return self.memory("src") == self.memory("dst")
 
     def limit(self, memory: str) -> int:
-        """Bytes a generated case may use in a memory: its capacity, or the GM window."""
+        """The end of the addresses a generated case may use in a memory: its capacity, or the 64-bit GM."""
+        if self.unbounded:
+            return UNBOUNDED[1]
+        capacity = self.product.capacities.get(memory)
+        return capacity.bytes if capacity else self.spec.gm_bytes
+
+    def span_limit(self, memory: str) -> int:
+        """The bytes one region of a generated case may span: the capacity, or the GM window."""
+        if self.unbounded:
+            return UNBOUNDED[1]
         capacity = self.product.capacities.get(memory)
         return capacity.bytes if capacity else self.spec.gm_window_bytes
 
@@ -85,6 +120,8 @@ class PathContext(ShortRepr):
         return self._field_ranges[field]
 
     def _narrowed_range(self, field: str) -> tuple[int, int]:
+        if field in self.relaxed:
+            return UNBOUNDED
         ctype = self._field(field).ctype
         low, high = self.spec.ctypes[ctype]
         for rule in self.rules():

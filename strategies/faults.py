@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
-from ascendc_conformance.strategies.apis import datacopy_slice, loaddata2d
-from ascendc_conformance.strategies.cases import Draft, draft, finish
-from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.apis import MODULES, datacopy_slice
+from ascendc_conformance.strategies.cases import Draft, draft, extensions_of, finish
+from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.legal import contexts, select_paths
 
 Edit = Callable[..., None]  # edit(draw, draft) changes the draft in place
@@ -31,7 +31,7 @@ class Fault(ShortRepr):
     contexts: tuple[PathContext, ...]
     edit: Edit | None = None
     pinned: tuple[tuple[str, int], ...] = ()
-    value: int | None = None   # a range fault: the value it gives the rule's field
+    inseparable: bool = False   # no path fits the faulty call alone: it breaks other rules too (spec says which)
 
     @property
     def id(self) -> str:
@@ -43,6 +43,16 @@ class Fault(ShortRepr):
 
     def __repr__(self) -> str:
         return f"Fault({self.id}, {len(self.contexts)} contexts)"
+
+    @property
+    def extensions(self) -> frozenset[str]:
+        """Case-format extensions a target must announce to be sent this fault's cases."""
+        return extensions_of(self.contexts)
+
+    @property
+    def value(self) -> int | None:
+        """A range fault: the value it gives the rule's field (pinned)."""
+        return dict(self.pinned).get(self.rule.field) if self.rule.kind == "range" else None
 
     @property
     def expectation(self) -> str:
@@ -116,30 +126,46 @@ def _generators(spec, rule, api, paths, products) -> list[Fault]:
 # --- builders per rule kind ------------------------------------------------------------------------
 
 def _range(spec, rule, api, paths, products):
+    ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
     if not rule.illegal_by_default:            # e.g. D16: the legal boundary value itself is disputed
         value = rule.max + 1 if rule.max is not None else rule.min - 1
-        ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
-        return [Fault(rule, f"at-{value}", ctxs, pinned=((rule.field, value),), value=value)]
-    ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
-    faults = []
+        return [Fault(rule, f"at-{value}", ctxs, pinned=((rule.field, value),))]
+    sides = []
     if rule.min is not None:
-        faults.append(Fault(rule, "below", ctxs, _set_field(rule.field, lambda ctx: rule.min - 1), value=rule.min - 1))
+        sides.append(("below", rule.min - 1))
     if rule.max is not None:  # the next value that keeps any multiple-of rule of the field satisfied
-        multiples = {ctx.field_multiple(rule.field) for ctx in ctxs}
-        faults.append(Fault(rule, "above", ctxs, _set_field(rule.field, lambda ctx: rule.max + ctx.field_multiple(rule.field)),
-                            value=rule.max + multiples.pop() if len(multiples) == 1 else None))
-    return faults
+        sides.append(("above", rule.max + ctxs[0].field_multiple(rule.field) if ctxs else rule.max + 1))
+    return [_pinned_fault(rule, variant, ctxs, rule.field, value) for variant, value in sides]
 
 
-def _set_field(field: str, value: Callable[[PathContext], int]) -> Edit:
-    def edit(draw, d: Draft) -> None:
-        if field == "dimValue":
-            datacopy_slice.resize_dimensions(d.params, value(d.ctx))
-        else:
-            d.params[field] = value(d.ctx)
-            if d.ctx.api.name == "LoadData2D":
-                loaddata2d.walk_back(d.params)
-    return edit
+def _pinned_fault(rule: Rule, variant: str, ctxs: tuple[PathContext, ...], field: str, value: int) -> Fault:
+    """A fault drawn with `field` pinned at its faulty value and every other parameter, address and region
+    sized for that faulty call, on the paths where it fits the product's memories. Where it fits on no path
+    the fault is inseparable (a capacity check catches it too), and the spec must say so (the meta-test
+    checks both ways): it is drawn as if memories had no limit, then put back into them."""
+    relaxed = tuple(c.relaxing(field) for c in ctxs)
+    separable = tuple(c for c in relaxed if MODULES[c.api.name].reachable(c, {field: value}))
+    if not separable:   # the tensor start far from the touched GM bytes (e.g. startIndex x 512 B)
+        separable = tuple(c.detaching() for c in relaxed
+                          if c.touches_gm and MODULES[c.api.name].reachable(c.detaching(), {field: value}))
+    if separable:
+        return Fault(rule, variant, separable, pinned=((field, value),))
+    unbounded = tuple(c.bounded(True) for c in relaxed if MODULES[c.api.name].reachable(c.bounded(True), {field: value}))
+    return Fault(rule, variant, unbounded, _within_memories, pinned=((field, value),), inseparable=True)
+
+
+def _within_memories(draw, d: Draft) -> None:
+    """An inseparable fault's draft, drawn as if memories had no limit (so that every other rule holds), put
+    back into the product's memories: operands at their lowest addresses, regions cut at the capacity (or
+    the GM window)."""
+    d.ctx = d.ctx.bounded()
+    d.addresses = {op: -(-layout.reach(d.extents, op)[0] // d.ctx.alignment(op)) * d.ctx.alignment(op)
+                   for op in ("src", "dst")}
+    if d.ctx.shared_memory:
+        d.addresses["dst"] += d.addresses["src"] + layout.reach(d.extents, "src")[1]
+        d.addresses["dst"] = -(-d.addresses["dst"] // d.ctx.alignment("dst")) * d.ctx.alignment("dst")
+    d.spans = {memory: (start, min(stop, start + d.ctx.span_limit(memory)))
+               for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
 
 def _multiple(spec, rule, api, paths, products):
@@ -147,9 +173,10 @@ def _multiple(spec, rule, api, paths, products):
         value = d.params[rule.field]
         offset = draw(st.integers(1, rule.multiple - 1), label="off-multiple by")
         low, high = d.ctx.field_range(rule.field)
-        d.params[rule.field] = value + offset if value + offset <= high else value - offset
-        if d.params[rule.field] < low:
+        d.params[rule.field] = value - offset if value - offset >= low else value + offset  # smaller: fits
+        if not low <= d.params[rule.field] <= high:
             reject()
+        _settle(draw, d)
     ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
     return [Fault(rule, "off-multiple", ctxs, edit)]
 
@@ -176,15 +203,24 @@ def _align(rule: Rule, ctx: PathContext, operand: str) -> int:
 
 def _respan_or_reject(d: Draft) -> None:
     """Recompute the regions after moving an operand; give up on the example if it no longer fits."""
-    ctx = d.ctx
-    for op in ("src", "dst"):
-        if d.addresses[op] + d.extents.of(op)[1] > ctx.limit(ctx.memory(op)):
+    if not layout.holds(d.ctx, d.addresses, d.extents):
+        reject()
+    d.spans = layout.regions(d.ctx, d.addresses, d.extents)
+
+
+def _settle(draw, d: Draft) -> None:
+    """Size the draft for its edited parameters: the footprint of the faulty call, the operands placed anew
+    where they no longer fit it, regions over the bytes it touches. A call that cannot fit at all is given
+    up (the memory-bounds or capacity rule would be broken too)."""
+    d.extents = MODULES[d.ctx.api.name].footprint(d.ctx, d.params)
+    if not layout.fits(d.ctx, d.extents):
+        reject()
+    if not layout.holds(d.ctx, d.addresses, d.extents):
+        try:
+            d.addresses = layout.place(draw, d.ctx, d.extents)
+        except Unreachable:
             reject()
-    if ctx.shared_memory:
-        a, b = sorted(("src", "dst"), key=lambda op: d.addresses[op])
-        if d.addresses[a] + d.extents.of(a)[1] > d.addresses[b]:
-            reject()
-    d.spans = layout.regions(ctx, d.addresses, d.extents)
+    d.spans = layout.regions(d.ctx, d.addresses, d.extents)
 
 
 def _route(spec, rule, api, paths, products):
@@ -283,6 +319,8 @@ def _capacity(spec, rule, api, paths, products):
         if address < 0 or address + high <= min(readings) and rule.status != "documented":
             reject()
         d.addresses[operand] = address
+        if d.ctx.shared_memory and not layout.apart(d.addresses, d.extents):
+            reject()   # moved onto the other operand: source and destination would overlap (unspecified)
         memory = d.ctx.memory(operand)
         others = [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory]
         d.spans[memory] = (max(0, min(others) - layout.GUARD_BYTES), address + high + layout.GUARD_BYTES)
@@ -320,8 +358,12 @@ _BUILDERS = {"range": _range, "multiple": _multiple, "alignment": _alignment, "r
 # --- relation faults, per check name of the spec ---------------------------------------------------
 
 def _slice_edit(mutate: Callable[..., None], dims: int = 1) -> Callable:
+    def edit(draw, d: Draft) -> None:
+        mutate(draw, d)
+        _settle(draw, d)
+
     def build(spec, rule, api, paths):
-        return [Fault(rule, rule.check, tuple(contexts(spec, paths)), mutate,
+        return [Fault(rule, rule.check, tuple(contexts(spec, paths)), edit,
                       pinned=(("dimValue", dims),) if dims > 1 else ())]
     return build
 
@@ -359,21 +401,34 @@ def _burstlen_outer(draw, d: Draft) -> None:
 
 
 def _index_order(draw, d: Draft) -> None:
-    key = draw(st.sampled_from([k for _, k in datacopy_slice.OPERANDS]), label="operand")
-    info = d.params[key][draw(st.integers(0, d.params["dimValue"] - 1), label="dimension")]
-    info["startIndex"] = info["endIndex"] + 1
+    """startIndex one past endIndex in one dimension of both operands: no slice there on either side, so a
+    target that lacks the check sees equal (zero) slice counts and moves nothing."""
+    dim = draw(st.integers(0, d.params["dimValue"] - 1), label="dimension")
+    for _, key in datacopy_slice.OPERANDS:
+        info = d.params[key][dim]
+        info["startIndex"] = info["endIndex"] + 1
 
 
 def _end_in_shape(draw, d: Draft) -> None:
-    key = draw(st.sampled_from([k for _, k in datacopy_slice.OPERANDS]), label="operand")
-    info = d.params[key][0]
+    """A shape one short of endIndex, in a dimension whose shape sets no UB row pitch (the outermost one, or
+    any of a GM source): moving UB slices off their 32-B blocks, or GM destination rows onto each other, would
+    be unspecified, not this fault."""
+    dims = d.params["dimValue"]
+    choices = [(key, dim) for operand, key in datacopy_slice.OPERANDS for dim in range(dims)
+               if d.params[key][dim]["endIndex"] >= 1 and (dim == dims - 1 or d.ctx.position(operand) == "GM"
+                                                          and operand == "src")]
+    if not choices:
+        reject()
+    key, dim = draw(st.sampled_from(choices), label="operand and dimension")
+    info = d.params[key][dim]
     info["shapeValue"] = info["endIndex"] - 1
 
 
 def _slice_count_break(draw, d: Draft) -> None:
-    key = draw(st.sampled_from([k for _, k in datacopy_slice.OPERANDS]), label="operand")
-    info = d.params[key][0]
-    info["endIndex"] -= 1       # one element short of a whole slice: no N fits exactly
+    """One element short of a whole slice in dimension 0 of both operands: no N fits exactly, and a target
+    that floors N (as the vendor does) still sees equal slice counts (a mismatch would be unspecified)."""
+    for _, key in datacopy_slice.OPERANDS:
+        d.params[key][0]["endIndex"] -= 1
 
 
 def _transposed(select: Callable[[PathContext, set, set, Rule], bool]) -> Callable:
@@ -381,6 +436,7 @@ def _transposed(select: Callable[[PathContext, set, set, Rule], bool]) -> Callab
     def build(spec, rule, api, paths):
         def set_transpose(draw, d: Draft) -> None:
             d.params["ifTranspose"] = True
+            _settle(draw, d)
         routes = {tuple(r) for r in _args(spec, api, "transpose_route")["routes"]}
         dtypes = set(_args(spec, api, "transpose_dtype")["dtypes"])
         return [Fault(rule, rule.check, tuple(c for c in contexts(spec, paths) if select(c, routes, dtypes, rule)),

@@ -34,13 +34,51 @@ class Extents:
         return self.src if operand == "src" else self.dst
 
 
+def reach(extents: Extents, operand: str) -> tuple[int, int]:
+    """Bytes below and from the operand's start its accesses need: a faulty call (e.g. a negative stride) may
+    touch bytes before the tensor start, which must then not lie below address 0."""
+    low, high = extents.of(operand)
+    return max(-low, 0), max(high, 0)
+
+
 def fits(ctx: PathContext, extents: Extents) -> bool:
-    """Whether both operands can be placed, aligned and without overlapping, inside their memories."""
-    src_high, dst_high = extents.src[1], extents.dst[1]
+    """Whether both operands can be placed, aligned and without overlapping, inside their memories, each
+    region within the bytes a region may span (a detached GM region leaves the tensor start out)."""
+    (src_below, src_high), (dst_below, dst_high) = reach(extents, "src"), reach(extents, "dst")
     if ctx.shared_memory:
         slack = ctx.alignment("src") + ctx.alignment("dst")
-        return src_high + dst_high + slack <= ctx.limit(ctx.memory("src"))
-    return src_high <= ctx.limit(ctx.memory("src")) and dst_high <= ctx.limit(ctx.memory("dst"))
+        return src_below + src_high + dst_below + dst_high + slack <= ctx.span_limit(ctx.memory("src"))
+    return all(below + high <= ctx.limit(ctx.memory(op)) and _width(ctx, extents, op) <= ctx.span_limit(ctx.memory(op))
+               for op, below, high in (("src", src_below, src_high), ("dst", dst_below, dst_high)))
+
+
+def _width(ctx: PathContext, extents: Extents, operand: str) -> int:
+    """Bytes the operand's region spans: the touched bytes, with the tensor start unless it is detached."""
+    low, high = extents.of(operand)
+    if _detached(ctx, operand):
+        return max(high - low, 0)
+    return max(high, 0) - min(low, 0)
+
+
+def _detached(ctx: PathContext, operand: str) -> bool:
+    return ctx.detached and ctx.memory(operand) == "GM"
+
+
+def holds(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> bool:
+    """Whether operands at these addresses keep every access inside their memories and apart in a shared one."""
+    spans = {op: (addresses[op] - reach(extents, op)[0], addresses[op] + reach(extents, op)[1])
+             for op in ("src", "dst")}
+    limit = ctx.span_limit if ctx.shared_memory else ctx.limit   # shared: both within one region's span
+    if any(low < 0 or high > limit(ctx.memory(op)) for op, (low, high) in spans.items()):
+        return False
+    return apart(addresses, extents) if ctx.shared_memory else True
+
+
+def apart(addresses: dict[str, int], extents: Extents) -> bool:
+    """Whether the two operands' accesses (in one memory) share no byte."""
+    (_, first_high), (second_low, _) = sorted((addresses[op] - reach(extents, op)[0], addresses[op] + reach(extents, op)[1])
+                                              for op in ("src", "dst"))
+    return first_high <= second_low
 
 
 def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
@@ -52,25 +90,28 @@ def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
 
 
 def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
-    """Start addresses of src and dst; in a shared memory the two never overlap."""
+    """Start addresses of src and dst, every access at address 0 or above; in a shared memory the two never
+    overlap."""
     if not ctx.shared_memory:
-        return {op: _aligned(draw, 0, ctx.limit(ctx.memory(op)) - extents.of(op)[1], ctx.alignment(op), f"{op} address")
-                for op in ("src", "dst")}
+        return {op: _aligned(draw, reach(extents, op)[0], ctx.limit(ctx.memory(op)) - reach(extents, op)[1],
+                             ctx.alignment(op), f"{op} address") for op in ("src", "dst")}
     first, second = ("src", "dst") if draw(st.booleans(), label="src placed first") else ("dst", "src")
-    limit = ctx.limit(ctx.memory("src"))
-    room = limit - extents.of(first)[1] - extents.of(second)[1] - ctx.alignment(second)
-    start = _aligned(draw, 0, room, ctx.alignment(first), f"{first} address")
-    after = start + extents.of(first)[1]
+    (first_below, first_high), (second_below, second_high) = reach(extents, first), reach(extents, second)
+    limit = ctx.span_limit(ctx.memory("src"))   # both in one region (only a pseudo-route puts both in GM)
+    room = limit - first_high - second_below - second_high - ctx.alignment(second)
+    start = _aligned(draw, first_below, room, ctx.alignment(first), f"{first} address")
+    after = start + first_high + second_below
     return {first: start,
-            second: _aligned(draw, after, limit - extents.of(second)[1], ctx.alignment(second), f"{second} address")}
+            second: _aligned(draw, after, limit - second_high, ctx.alignment(second), f"{second} address")}
 
 
 def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> dict[str, tuple[int, int]]:
-    """Per memory, the [start, stop) a region must cover: touched bytes and tensor starts plus guard bands."""
+    """Per memory, the [start, stop) a region must cover: touched bytes and tensor starts (not a detached GM
+    tensor's) plus guard bands."""
     spans: dict[str, list[int]] = {}
     for op in ("src", "dst"):
         low, high = extents.of(op)
-        points = [addresses[op], addresses[op] + max(low, 0), addresses[op] + high]
+        points = [addresses[op] + low, addresses[op] + high] + ([] if _detached(ctx, op) else [addresses[op]])
         if op == "dst" and extents.dst_alternative is not None:
             points.append(addresses[op] + extents.dst_alternative[1])
         spans.setdefault(ctx.memory(op), []).extend(points)

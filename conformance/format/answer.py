@@ -62,7 +62,8 @@ class Hello:
 
     ``products``/``apis`` are None when the target did not restrict itself, meaning it claims to support every
     product/API. ``implements`` (None: everything) and ``excludes`` narrow that down to routes, dtypes and
-    forms; a test outside them is `not-supported`.
+    forms; a test outside them is `not-supported`. ``extensions``: the case-format extensions it handles
+    (format.case.EXTENSIONS); cases that need another are never sent to it.
     """
 
     name: str
@@ -72,6 +73,7 @@ class Hello:
     raw: dict[str, Any]
     implements: tuple[Capability, ...] | None = None
     excludes: tuple[Capability, ...] = ()
+    extensions: tuple[str, ...] = ()
 
     def supports(self, product: str, api: str, **route: str | None) -> bool:
         """Whether the target claims this product and API and, given `route` (src, dst, dtype, dst_dtype,
@@ -107,6 +109,7 @@ class Hello:
             raw=raw,
             implements=None if implements is None else _capabilities(raw, "implements"),
             excludes=_capabilities(raw, "excludes"),
+            extensions=_optional_names(raw, "extensions") or (),
         )
 
 

@@ -88,6 +88,13 @@ def encode_memory(memory: Mapping[str, Region]) -> dict:
     return {name: region.to_json() for name, region in memory.items()}
 
 
+# Case-format extension: a GM operand's start address may lie outside its region (the region covers only the
+# bytes the call touches). Cases that need it say so in "extensions"; they go only to targets whose hello
+# announces it.
+DETACHED_TENSOR = "detached-tensor"
+EXTENSIONS = (DETACHED_TENSOR,)
+
+
 @dataclass(frozen=True)
 class Case:
     api: str
@@ -98,6 +105,7 @@ class Case:
     memory: Mapping[str, Region]
     id: str | None = None
     tags: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()
 
     @classmethod
     def from_json(cls, data: Any) -> "Case":
@@ -112,7 +120,7 @@ class Case:
             src=Operand(**data["src"]), dst=Operand(**data["dst"]),
             params=MappingProxyType(dict(data["params"])),
             memory=MappingProxyType(decode_memory("case.memory", data["memory"])),
-            id=data.get("id"), tags=tuple(data.get("tags", ())))
+            id=data.get("id"), tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
     def to_json(self) -> dict:
         data = {"case_format": CASE_FORMAT, "api": self.api, "product": self.product,
@@ -122,6 +130,8 @@ class Case:
             data["id"] = self.id
         if self.tags:
             data["tags"] = list(self.tags)
+        if self.extensions:
+            data["extensions"] = list(self.extensions)
         return data
 
 

@@ -17,6 +17,7 @@ class Outcome(str, Enum):
     ERROR = "error"
     FAIL = "fail"
     MISSED_REJECT = "missed-reject"
+    WRONG_RULE = "wrong-rule"   # rejected an illegal call naming only other rules (--strict-rules)
     FALSE_REJECT = "false-reject"
     WAIVED = "waived"
     DISPUTED = "disputed"
@@ -61,11 +62,13 @@ class Outcome(str, Enum):
 
 _ORDER = tuple(Outcome)
 _FAILURES = frozenset({Outcome.CRASHED, Outcome.TIMEOUT, Outcome.ERROR, Outcome.FAIL, Outcome.MISSED_REJECT,
-                       Outcome.FALSE_REJECT})
-_JUNIT_TAG = {Outcome.FAIL: "failure", Outcome.MISSED_REJECT: "failure", Outcome.FALSE_REJECT: "failure",
+                       Outcome.WRONG_RULE, Outcome.FALSE_REJECT})
+_JUNIT_TAG = {Outcome.FAIL: "failure", Outcome.MISSED_REJECT: "failure", Outcome.WRONG_RULE: "failure",
+              Outcome.FALSE_REJECT: "failure",
               Outcome.ERROR: "error", Outcome.TIMEOUT: "error", Outcome.CRASHED: "error",
               Outcome.SKIPPED: "skipped", Outcome.NOT_SUPPORTED: "skipped", Outcome.WAIVED: "skipped"}
-_SYMBOL = {Outcome.PASS: "ok", Outcome.FAIL: "FAIL", Outcome.MISSED_REJECT: "MISS", Outcome.FALSE_REJECT: "FREJ",
+_SYMBOL = {Outcome.PASS: "ok", Outcome.FAIL: "FAIL", Outcome.MISSED_REJECT: "MISS", Outcome.WRONG_RULE: "RULE",
+           Outcome.FALSE_REJECT: "FREJ",
            Outcome.ERROR: "ERR", Outcome.TIMEOUT: "TIME", Outcome.CRASHED: "CRASH", Outcome.WAIVED: "W",
            Outcome.DISPUTED: "D", Outcome.NOT_SUPPORTED: "n/s", Outcome.SKIPPED: "skip"}
 FAILURES = _FAILURES
@@ -77,6 +80,7 @@ class SkipReason(str, Enum):
     NOT_SUPPORTED = "not-supported"     # the target's hello excludes the product or API
     NOT_VALIDATING = "not-validating"   # an illegal case for a target that does not validate
     UNREACHABLE = "unreachable"         # a legal bound no path can reach under the product's capacities
+    NEEDS_EXTENSION = "needs-extension"  # the cases need a case-format extension the target's hello lacks
 
     def __str__(self) -> str:
         return self.value

@@ -19,7 +19,7 @@ One JSON object per line, discriminated by "record":
    "disputed": {"<point>": {"<reading of the point followed: seed | an alternative | none>": n}},
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
-   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable"|null,
+   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
    "skipped_reason": str|null}
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
 
@@ -147,6 +147,7 @@ class TestRecord:
     skip: SkipReason | None = None
     skipped_reason: str | None = None
     case: Mapping | None = None   # case_summary of the (smallest) failing case
+    other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
@@ -183,6 +184,7 @@ class TestRecord:
             examples = {str(point): {str(name): dict(params) for name, params in (seen or {}).items()}
                         for point, seen in (record.get("dispute_examples") or {}).items()}
             duration = float(record.get("duration_s") or 0.0)
+            other_rule = int(record.get("other_rule") or 0)
         except (AttributeError, TypeError, ValueError) as error:
             raise ResultsError(f"{where}: test record {test_id} has a malformed count ({error})") from None
         try:
@@ -196,7 +198,7 @@ class TestRecord:
                    counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
                    tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
-                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
+                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None, other_rule=other_rule,
                    case=freeze(record.get("case")) if record.get("case") else None, **extra)
 
 

@@ -112,7 +112,7 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         offsets = None
         written = np.zeros(want.size, dtype=bool)
         if explanation is not None and explanation.dst_memory == name:
-            offsets = explanation.dst_addresses - address
+            offsets = (explanation.dst_addresses - np.uint64(address)).astype(np.int64)   # below: negative
             offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
             written[offsets.ravel()] = True
         classes = classify(old, want, got, offsets)

@@ -46,6 +46,12 @@ class Verdict:
     reading: str | None = None        # the run's reading (label), on a case that depends on disputed points
     followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
     points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
+    named_rule: bool | None = None   # a rejection of an illegal call that names rules: whether one is broken
+
+    @property
+    def other_rule(self) -> bool:
+        """The target rejected an illegal call for other rules than the ones it breaks."""
+        return self.named_rule is False
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.SKIPPED:
@@ -61,6 +67,8 @@ class Verdict:
                                 "actual": self.actual, "diff": self.diff, "depends_on": list(self.depends_on)}
         if self.reading is not None:
             data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
+        if self.named_rule is not None:
+            data["named_rule"] = self.named_rule
         return data
 
     def describe(self) -> str:
@@ -70,10 +78,15 @@ class Verdict:
 
 
 def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: Reading | None = None,
-          others: Sequence[tuple[Reading, dict]] = ()) -> Verdict:
+          others: Sequence[tuple[Reading, dict]] = (), strict_rules: bool = False) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
-    under every other reading the case is compared with (reference.expect_readings).
+    under every other reading the case is compared with (reference.expect_readings). With `strict_rules`, a
+    rejection of an illegal call that names only rules the call does not break is the failure `wrong-rule`.
+
+    A rejection of an illegal call that names rules records whether it named a rule the call breaks
+    (`named_rule`); naming only others passes, or with `strict_rules` is the failing verdict wrong-rule.
+    A rejection naming no rule is judged on the rejection alone.
 
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
     which the suite never generates, and an expected rejection put to a target that does not validate (the
@@ -100,15 +113,20 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
         return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None,
                        depends, label)
     outcome, message, diff = _against(case, expected, actual, reading)
+    named = _named_rule(expected, actual)
+    if named is False and strict_rules:
+        outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
+                                                f"{_list(actual.get('rules'))}, none of the rules it breaks: "
+                                                + "; ".join(_describe(rule) for rule in expected.get("rules", ())))
     if not depends:
-        return Verdict(outcome, message, expected, actual, diff)
+        return Verdict(outcome, message, expected, actual, diff, named_rule=named)
     results = {reading: expected, **dict(others)}
     matched = {other: _matches(result, actual) for other, result in results.items()}
     matched[reading] = outcome is Outcome.PASS
     points = _points_followed(results, matched)
     if outcome is Outcome.PASS:
         return Verdict(outcome, f"{message} (under the run's reading {reading.label})", expected, actual, diff,
-                       depends, label, None, points)
+                       depends, label, None, points, named)
     followers = [other for other, _ in others if matched[other]]
     # The points the run names (--reading) are what it certifies: following another reading of one of them
     # fails; only a reading that agrees on every named point is disputed, i.e. reported apart.
@@ -119,16 +137,25 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
         return Verdict(Outcome.DISPUTED, f"the target follows the reading {followed.label}, not the run's reading "
                                          f"{reading.label} ({_disputed(depends)}); under the run's reading: "
                                          f"{outcome}: {message}",
-                       expected, actual, diff, depends, label, followed.label, points)
+                       expected, actual, diff, depends, label, followed.label, points, named)
     if followers:
         named = ", ".join(f"{point}={reading.alternative(point)}" for point in reading.choices
                           if followers[0].alternative(point) != reading.alternative(point))
         return Verdict(outcome, f"{message}; the target follows the reading {followers[0].label}, but this run "
                                 f"certifies {named} ({_disputed(depends)})",
-                       expected, actual, diff, depends, label, followers[0].label, points)
+                       expected, actual, diff, depends, label, followers[0].label, points, named)
     compared = ", ".join(r.label for r in matched)
     return Verdict(outcome, f"{message}; the answer matches none of the readings compared ({compared}; "
-                            f"{_disputed(depends)})", expected, actual, diff, depends, label, None, points)
+                            f"{_disputed(depends)})", expected, actual, diff, depends, label, None, points, named)
+
+
+def _named_rule(expected: dict, actual: dict) -> bool | None:
+    """Whether a rejection of an illegal call names a rule the call breaks; None when it names none (or it
+    is not such a rejection)."""
+    named = actual.get("rules") or ()
+    if expected["status"] != "rejected" or actual.get("status") != "rejected" or not named:
+        return None
+    return any(rule in expected.get("rules", ()) for rule in named)
 
 
 def _matches(expected: dict, actual: dict) -> bool:

@@ -101,6 +101,9 @@ OPTIONS: tuple[RunOption, ...] = (
                           "line, for a terminal), lines (a line per tenth of the run, for CI logs), off (pytest's "
                           "own dots), auto (live on a terminal, else lines; default)",
               default="auto", choices=PROGRESS_MODES),
+    RunOption("strict_rules", "judge a rejection of an illegal call that names only rules the call does not "
+                              "break as the failing verdict wrong-rule (default: a pass, counted in the rule "
+                              "table's 'rejected for another rule' column)", flag=True),
 )
 
 

@@ -50,7 +50,8 @@ def _settings(config: pytest.Config) -> RunSettings:
                        waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
                        shrink_seconds=config.getoption("ascendc_shrink_seconds"),
                        shrink_budget=config.getoption("ascendc_shrink_budget"),
-                       reading=tuple(config.getoption("ascendc_reading")))
+                       reading=tuple(config.getoption("ascendc_reading")),
+                       strict_rules=config.getoption("ascendc_strict_rules"))
 
 
 def _is_worker(config: pytest.Config) -> bool:

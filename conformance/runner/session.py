@@ -50,6 +50,7 @@ class RunSettings:
     shrink_seconds: float = SHRINK_SECONDS        # per failing test
     shrink_budget: float = RUN_SHRINK_SECONDS     # all failing tests of this process together
     reading: tuple[str, ...] = ()                 # --reading words: reading sets and POINT=ALT (none: the seed reading)
+    strict_rules: bool = False                    # a rejection naming only other rules is the failing wrong-rule
 
 
 @dataclass(repr=False)
@@ -72,6 +73,7 @@ class CheckRecord(ShortRepr):
     waiver: dict | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
+    other_rule: int = 0
     started: float = field(default_factory=time.monotonic)
     failed_at: float | None = None
     failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
@@ -112,6 +114,7 @@ class CheckRecord(ShortRepr):
         the shrinker are not counted."""
         if self.failure is None:
             self.counts[verdict.outcome] += 1
+            self.other_rule += verdict.other_rule
             self.tags.update(case.get("tags", []))
             for point, name in verdict.points.items():
                 self.disputed.setdefault(point, Counter())[name] += 1
@@ -137,7 +140,8 @@ class CheckRecord(ShortRepr):
             diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
-            skipped_reason=self.skipped_reason, case=freeze(self.failing_summary) if self.failing_summary else None)
+            skipped_reason=self.skipped_reason, other_rule=self.other_rule,
+            case=freeze(self.failing_summary) if self.failing_summary else None)
 
 
 def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
@@ -277,7 +281,8 @@ class RunSession:
                                                       f"the case is illegal under the reading {self.reading.label}")
             return None
         answer = self.target.execute(case)
-        verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others)
+        verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others,
+                        strict_rules=self.settings.strict_rules)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         first_failure = record.failure is None

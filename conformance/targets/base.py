@@ -48,6 +48,10 @@ class Target(abc.ABC):
         Hello.supports)."""
         return self.hello.supports(product, api, **route)
 
+    def handles(self, extensions: frozenset[str]) -> bool:
+        """Whether the target announced, in its hello, every one of these case-format extensions."""
+        return extensions <= set(self.hello.extensions)
+
     def __enter__(self) -> Target:
         return self
 

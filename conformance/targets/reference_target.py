@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ascendc_conformance.format.case import EXTENSIONS
 from ascendc_conformance.targets.python_target import PythonTarget
 from ascendc_conformance.reference import expect
 
-REFERENCE_HELLO = {"name": "reference", "validates": True}
+REFERENCE_HELLO = {"name": "reference", "validates": True, "extensions": list(EXTENSIONS)}
 
 
 class ReferenceImpl:

@@ -19,12 +19,19 @@ OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 
 class _Slices(NamedTuple):
     """One operand's slicing: its first dimValue SliceInfo entries (fewer if its array is short), L_0 in
-    elements (burstLen DataBlocks of the dtype; 0 without entries) and N_d per dimension from
-    end - start + 1 = N*L + (N-1)*stride, None where no positive N fits exactly."""
+    elements (burstLen DataBlocks of the dtype; 0 without entries), N_d per dimension from
+    end - start + 1 = N*L + (N-1)*stride, and whether that N is exact. Where no positive N fits exactly, N is
+    floored as the vendor's implementation does (D15): what a call with the slice-count rule ignored moves."""
 
     infos: Sequence[dict]
     length: int
-    counts: tuple[int | None, ...]
+    counts: tuple[int, ...]
+    exact: tuple[bool, ...]
+
+    @property
+    def whole(self) -> bool:
+        """Every dimension holds an exact, positive number of slices."""
+        return all(self.exact)
 
 
 def _slices(call: Call) -> dict[str, _Slices]:
@@ -40,14 +47,14 @@ def _slices(call: Call) -> dict[str, _Slices]:
 
 def _slicing(call: Call, infos: Sequence[dict]) -> _Slices:
     length = infos[0]["burstLen"] * call.api.constant("datablock_bytes") // call.src_dtype.size if infos else 0
-    counts = []
+    counts, exact = [], []
     for d, info in enumerate(infos):
         unit = length if d == 0 else 1
         span, stride = info["endIndex"] - info["startIndex"] + 1, info["stride"]
         pitch = unit + stride
-        fits = unit >= 1 and span >= 1 and pitch > 0 and (span + stride) % pitch == 0
-        counts.append((span + stride) // pitch if fits else None)
-    return _Slices(infos, length, tuple(counts))
+        exact.append(unit >= 1 and span >= 1 and pitch > 0 and (span + stride) % pitch == 0)
+        counts.append(max((span + stride) // pitch, 0) if pitch > 0 else 0)
+    return _Slices(infos, length, tuple(counts), tuple(exact))
 
 
 def _axes(slices: _Slices) -> tuple[int, list[int]]:
@@ -120,8 +127,8 @@ def end_at_shape(call: Call, rule: Rule) -> str | None:
 
 def slice_count(call: Call, rule: Rule) -> str | None:
     for name, slices in _slices(call).items():
-        for d, (info, count) in enumerate(zip(slices.infos, slices.counts)):
-            if count is None and info["startIndex"] <= info["endIndex"]:  # else index-order reports it
+        for d, (info, exact) in enumerate(zip(slices.infos, slices.exact)):
+            if not exact and info["startIndex"] <= info["endIndex"]:  # else index-order reports it
                 return (f"{name}SliceInfo[{d}]: endIndex - startIndex + 1 = {info['endIndex'] - info['startIndex'] + 1} "
                         f"is not N*L + (N-1)*stride for any N >= 1 (stride {info['stride']})")
     return None
@@ -130,7 +137,7 @@ def slice_count(call: Call, rule: Rule) -> str | None:
 def count_match(call: Call, rule: Rule) -> str | None:
     slices = _slices(call)
     for d, (n_src, n_dst) in enumerate(zip(slices["src"].counts, slices["dst"].counts)):
-        if n_src is not None and n_dst is not None and n_src != n_dst:
+        if n_src != n_dst:
             return f"dimension {d}: {n_src} source slices vs {n_dst} destination slices"
     return None
 
@@ -139,7 +146,7 @@ def ub_slice_align(call: Call, rule: Rule) -> str | None:
     block = call.api.constant("datablock_bytes")
     for name, slices in _slices(call).items():
         counts = slices.counts
-        if not counts or call.operand(name).position == "GM" or None in counts:
+        if not counts or call.operand(name).position == "GM" or not slices.whole:
             continue
         # every start is offset + a sum of axis strides: all are aligned iff the offset and every stride of an
         # axis with more than one point are
@@ -178,7 +185,9 @@ def _slice_starts(slices: _Slices) -> np.ndarray:
 
 def plan(call: Call) -> Transfer:
     src, dst = _slices(call)["src"], _slices(call)["dst"]
-    if src.infos and None not in src.counts and src.counts == dst.counts:
+    if not src.infos or not dst.infos:   # no dimensions (dimValue or info-count ignored): nothing moves
+        return Transfer(grid=Grid((0,), 0, (1,), 0, (1,)))
+    if src.counts == dst.counts:
         shape = (*reversed(src.counts[1:]), src.counts[0], src.length)
         (src_offset, src_strides), (dst_offset, dst_strides) = _axes(src), _axes(dst)
         return Transfer(grid=Grid(shape, src_offset, tuple(src_strides), dst_offset, tuple(dst_strides)))

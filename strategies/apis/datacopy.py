@@ -16,9 +16,10 @@ def _count_extents(ctx: PathContext, count: int) -> Extents:
     return Extents((0, moved), (0, moved // ctx.src_dtype.size * ctx.dst_dtype.size))
 
 
-def _burst_extent(count: int, burst: int, gap: int, gap_bytes: int, start_to_start: bool) -> int:
-    pitch = gap * gap_bytes if start_to_start else burst + gap * gap_bytes
-    return (count - 1) * pitch + burst
+def _burst_extent(count: int, burst: int, gap: int, gap_bytes: int, start_to_start: bool) -> tuple[int, int]:
+    """[low, high) bytes of `count` bursts; a (faulty) negative gap may put later bursts below the first."""
+    reach = (count - 1) * (gap * gap_bytes if start_to_start else burst + gap * gap_bytes)
+    return min(reach, 0), max(reach, 0) + burst
 
 
 def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
@@ -28,8 +29,8 @@ def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     dst_burst = src_burst // ctx.src_dtype.size * ctx.dst_dtype.size
     count = params["blockCount"]
     return Extents(
-        (0, _burst_extent(count, src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start)),
-        (0, _burst_extent(count, dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start)))
+        _burst_extent(count, src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start),
+        _burst_extent(count, dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start))
 
 
 def _dst_gap_floor(ctx: PathContext, params: Mapping[str, int]) -> int:
@@ -51,7 +52,8 @@ def _materialise(ctx: PathContext, values: Mapping[str, int], gap_is_excess: boo
 def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     if ctx.form == "count":
         low, high = ctx.field_range("count")
-        low = max(low, -(-ctx.api.units_for(ctx.dst).count_round_bytes // ctx.src_dtype.size))  # count_fills_unit
+        if "count" not in ctx.relaxed:   # count_fills_unit (a relaxed count is a pinned fault value)
+            low = max(low, -(-ctx.api.units_for(ctx.dst).count_round_bytes // ctx.src_dtype.size))
         return Problem((FieldRange("count", low, high),), lambda v: fits(ctx, _count_extents(ctx, v["count"])),
                        lambda v: {"count": v["count"]}, dict(pinned))
     gap_is_excess = "dstGap" not in pinned
@@ -59,15 +61,21 @@ def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     def legal(values: Mapping[str, int]) -> bool:
         params = _materialise(ctx, values, gap_is_excess)
         ranges_ok = all(ctx.field_range(name)[0] <= params[name] <= ctx.field_range(name)[1] for name in STRUCT_FIELDS)
-        return ranges_ok and params["dstGap"] >= _dst_gap_floor(ctx, params) and fits(ctx, params_extents(ctx, params))
+        # bursts apart: a start-to-start gap of at least a burst, and never a (faulty) negative gap
+        apart = params["blockCount"] < 2 or params["dstGap"] >= max(_dst_gap_floor(ctx, params), 0)
+        return ranges_ok and apart and fits(ctx, params_extents(ctx, params))
 
     fields = tuple(FieldRange(name, *ctx.field_range(name)) for name in STRUCT_FIELDS)
     return Problem(fields, legal, lambda values: _materialise(ctx, values, gap_is_excess), dict(pinned))
 
 
+def footprint(ctx: PathContext, params: Mapping[str, int]) -> Extents:
+    return _count_extents(ctx, params["count"]) if ctx.form == "count" else params_extents(ctx, params)
+
+
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     params = problem(ctx, pinned).draw(draw)
-    return params, _count_extents(ctx, params["count"]) if ctx.form == "count" else params_extents(ctx, params)
+    return params, footprint(ctx, params)
 
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:

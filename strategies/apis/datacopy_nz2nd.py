@@ -20,10 +20,18 @@ def extents(ctx: PathContext, p: Mapping[str, int]) -> Extents:
     if p["ndNum"] == 0:
         return Extents((0, 0), (0, 0))
     block = ctx.api.constant("column_block")
-    src = ((p["ndNum"] - 1) * ctx.api.constant("src_matrix_stride_unit") * p["srcNdMatrixStride"]
-           + (p["dValue"] // block - 1) * ctx.api.constant("src_n_stride_unit") * p["srcNStride"] + block * p["nValue"])
-    dst = (p["ndNum"] - 1) * p["dstNdMatrixStride"] + (p["nValue"] - 1) * p["dstDStride"] + p["dValue"]
-    return Extents((0, src * ctx.src_dtype.size), (0, dst * ctx.dst_dtype.size))
+    src = _reach((p["ndNum"] - 1) * ctx.api.constant("src_matrix_stride_unit") * p["srcNdMatrixStride"],
+                 (-(-p["dValue"] // block) - 1) * ctx.api.constant("src_n_stride_unit") * p["srcNStride"],
+                 (p["nValue"] - 1) * block, block)
+    dst = _reach((p["ndNum"] - 1) * p["dstNdMatrixStride"], (p["nValue"] - 1) * p["dstDStride"], p["dValue"])
+    return Extents(tuple(e * ctx.src_dtype.size for e in src), tuple(e * ctx.dst_dtype.size for e in dst))
+
+
+def _reach(*offsets: int) -> tuple[int, int]:
+    """[low, high) elements of a sum of axis offsets (the last one the run length); a (faulty) negative
+    stride reaches below the start."""
+    *axes, run = offsets
+    return sum(min(a, 0) for a in axes), sum(max(a, 0) for a in axes) + run
 
 
 def _materialise(ctx: PathContext, v: Mapping[str, int], pinned: Mapping[str, int]) -> dict[str, int]:
@@ -84,13 +92,16 @@ def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     params = problem(ctx, pinned).draw(draw)
     interleave_room = params["dstDStride"] - params["dValue"]
-    if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1
+    if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1 and params["dValue"] > 0
             and interleave_room >= (params["ndNum"] - 1) * params["dValue"]
             and draw(st.booleans(), label="interleave matrices")):
         # Matrices side by side within one row pitch (as in the seed's figures).
         top = (params["dstDStride"] - params["dValue"]) // (params["ndNum"] - 1)
         params["dstNdMatrixStride"] = draw(biased_integers(params["dValue"], top), label="dstNdMatrixStride")
     return params, extents(ctx, params)
+
+
+footprint = extents   # the bytes any call with these params touches, legal or not
 
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:

@@ -40,7 +40,7 @@ def _granule(ctx: PathContext, operand: str) -> int:
 
 
 def _budget(ctx: PathContext, operand: str) -> int:
-    return (ctx.limit(ctx.memory(operand)) - ctx.alignment(operand)) // ctx.dtype(operand).size
+    return (ctx.span_limit(ctx.memory(operand)) - ctx.alignment(operand)) // ctx.dtype(operand).size
 
 
 def _draw_counts(draw, ctx: PathContext, dims: int, budget: int) -> tuple[int, list[int]]:
@@ -93,15 +93,20 @@ def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: l
     return infos
 
 
+footprint = extents   # the bytes any call with these params touches, legal or not
+
+
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
-    """Only dimValue is ever pinned; one-row outer dimensions make every legal dimValue reachable."""
+    """Only dimValue is ever pinned; one-row outer dimensions make every legal dimValue reachable, and a
+    relaxed (faulty) dimValue of 0 is a call without dimensions."""
     low, high = ctx.field_range("dimValue")
-    return all(name == "dimValue" and max(low, 1) <= value <= high for name, value in pinned.items())
+    low = max(low, 0 if "dimValue" in ctx.relaxed else 1)
+    return all(name == "dimValue" and low <= value <= high for name, value in pinned.items())
 
 
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     low, high = ctx.field_range("dimValue")
-    dims = pinned.get("dimValue") or draw(biased_integers(max(low, 1), high), label="dimValue")
+    dims = pinned["dimValue"] if "dimValue" in pinned else draw(biased_integers(max(low, 1), high), label="dimValue")
     budgets = {operand: _budget(ctx, operand) for operand, _ in OPERANDS}
     if not draw(WIDE_CASE):   # the slice counts multiply over up to 8 dimensions: cap a small case's size
         budgets = {operand: min(budget, SMALL_CASE_BYTES // ctx.dtype(operand).size) for operand, budget in budgets.items()}
@@ -113,11 +118,3 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
 
 
 TRIVIAL_DIMENSION = {"startIndex": 0, "endIndex": 0, "stride": 0, "burstLen": 1, "shapeValue": 1}
-
-
-def resize_dimensions(params: dict, dims: int) -> None:
-    """Give both SliceInfo arrays `dims` entries: cut outer dimensions or add one-row ones (moves nothing new)."""
-    for _, key in OPERANDS:
-        infos = params[key][:max(dims, 0)]
-        params[key] = infos + [dict(TRIVIAL_DIMENSION) for _ in range(dims - len(infos))]
-    params["dimValue"] = dims

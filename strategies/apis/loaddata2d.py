@@ -19,12 +19,26 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     fractal = ctx.api.constant("fractal_bytes")
     first = params["startIndex"]
     last = first + (params["repeatTimes"] - 1) * params["srcStride"]
+    first, last = min(first, last), max(first, last)   # a (faulty) negative stride reads downwards
     with_gaps = (0, fractal * ((params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1))
     ignored_by = ctx.api.dst_gap_ignored_by
     if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
-        return Extents((fractal * first, fractal * (last + 1)), (0, fractal * params["repeatTimes"]),
+        return Extents((fractal * first, fractal * last + _read(ctx, params)), (0, fractal * params["repeatTimes"]),
                        dst_alternative=with_gaps if params["dstGap"] else None)
-    return Extents((fractal * first, fractal * (last + 1)), with_gaps)
+    return Extents((fractal * first, fractal * last + _read(ctx, params)), with_gaps)
+
+
+def _read(ctx: PathContext, params: Mapping) -> int:
+    """Bytes one fractal read spans: the fractal, or for a transpose dst[16r + c] = src[16c + r] over the
+    fractal's elements (past the fractal for a dtype other than 16 bits, which only a fault transposes)."""
+    fractal = ctx.api.constant("fractal_bytes")
+    if not params.get("ifTranspose"):
+        return fractal
+    side, size = ctx.api.constant("transpose_side"), ctx.src_dtype.size
+    return ((side - 1) * side + (fractal // size - 1) // side + 1) * size
+
+
+footprint = extents   # the bytes any call with these params touches, legal or not
 
 
 def walk_back(params: dict) -> None:
@@ -44,7 +58,10 @@ def transpose_allowed(ctx: PathContext) -> bool:
 
 def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     fields = tuple(FieldRange(name, *ctx.field_range(name)) for name in FIELDS)
-    return Problem(fields, lambda values: fits(ctx, extents(ctx, values)), dict, dict(pinned))
+    def legal(values: Mapping[str, int]) -> bool:
+        apart = values["repeatTimes"] < 2 or values["dstGap"] >= 0   # a (faulty) negative gap overlaps slots
+        return apart and fits(ctx, extents(ctx, values))
+    return Problem(fields, legal, dict, dict(pinned))
 
 
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:

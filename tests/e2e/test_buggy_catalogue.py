@@ -15,6 +15,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.faults import faults
 from tests.fixtures.buggy import targets as buggy
 from tests.helpers.casebuild import make_case, sentinel
 
@@ -79,6 +80,17 @@ CASES = {
     "zero-blocks": make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
                              {"blockCount": 0, "blockLen": 8, "srcGap": 1, "dstGap": 1},
                              {"GM": sentinel(64, 1) + halves(1, 272) + sentinel(64, 2), "UB": sentinel(1024, 3)}),
+    # blockCount 4096 (one above the documented maximum), regions sized for all 4096 one-block bursts.
+    "blockcount-4096": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                                 {"blockCount": 4096, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                                 {"GM": sentinel(4096 * 32, 11), "UB": sentinel(4096 * 32, 12)}),
+    # src slices of 1 DataBlock (8 floats), dst slices of 2: burstLen differs, each side's equation holds.
+    "slice-burstlen": make_case(
+        "DataCopySlice", "atlas-a2", ("GM", "float", 0), ("VECIN", "float", 0),
+        {"dimValue": 1,
+         "dstSliceInfo": [{"startIndex": 0, "endIndex": 15, "stride": 0, "burstLen": 2, "shapeValue": 16}],
+         "srcSliceInfo": [{"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": 1, "shapeValue": 8}]},
+        {"GM": np.arange(1, 9, dtype="<f4").tobytes(), "UB": sentinel(64, 13)}),
     # dst at UB 16 breaks DataCopy-dst-align-local (documented, no dispute).
     "illegal": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
                          {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
@@ -104,6 +116,9 @@ CATALOGUE = {
     buggy.FixpipeDstGapIgnored: ("fixpipe-gap", "one-burst"),
     buggy.FollowsD13DestinationBytes: ("half-to-float", "multi-burst"),
     buggy.FollowsDevkitZeroLengths: ("zero-blocks", "multi-burst"),
+    buggy.NoBlockCountMax: ("blockcount-4096", "illegal"),
+    buggy.NoSliceBurstLenEquality: ("slice-burstlen", "illegal"),
+    buggy.ChecksMemoryOnly: ("illegal", "multi-burst"),
 }
 
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
@@ -176,6 +191,9 @@ SUITE_SELECTION = {
     buggy.FixpipeDstGapIgnored: ("atlas-a2", "DataCopy", "fixpipe-dstGap-unit-D7"),
     buggy.FollowsD13DestinationBytes: ("atlas-a2", "DataCopy", "test_legal and C2 and float"),
     buggy.FollowsDevkitZeroLengths: ("atlas-a2", "DataCopy", "blockCount-min"),
+    buggy.NoBlockCountMax: ("atlas-a2", "DataCopy", "test_illegal and blockCount"),
+    buggy.NoSliceBurstLenEquality: ("atlas-a2", "DataCopySlice", "test_illegal and burstLen"),
+    buggy.ChecksMemoryOnly: ("atlas-a2", "DataCopy", "test_illegal"),
 }
 
 
@@ -279,3 +297,74 @@ def test_a_devkit_follower_on_zero_lengths_passes_under_devkit(tmp_path: Path) -
         "test_illegal[LoadData2D-repeatTimes-min:below@atlas-a2]"}
     table = readings_table(report)
     assert table["D1"]["summary"] == table["D20"]["summary"] == "devkit" and report["run"]["reading"] == "devkit"
+
+
+@pytest.mark.parametrize("api", sorted(load_spec().apis))
+def test_a_memory_only_validator_fails_every_separable_fault(api: str, tmp_path: Path) -> None:
+    """`run --profile ci` of the illegal tests against a target that checks only the regions' bounds and the
+    buffers' capacities: the fault test of every separable documented rule fails (missed-reject); only the
+    memory rules' own faults and the spec's inseparable variants pass, and the latter are listed."""
+    spec = load_spec()
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.buggy.targets:ChecksMemoryOnly", "-k", "test_illegal",
+                           "--product", "atlas-a2", "--api", api, "--profile", "ci",
+                           "--seed", "7", "--shrink-seconds", "1", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test" and r["test_id"].startswith("test_illegal[")]
+    inseparable, caught = set(), set()
+    for record in tests:
+        rule = spec.rule(record["rule"])
+        variant = record["test_id"][:-1].rsplit(":", 1)[1]
+        if rule.status != "documented" or not rule.illegal_by_default or rule.id in buggy.MEMORY_RULES:
+            continue
+        if rule.inseparable_variant(variant):
+            assert record["verdict"] == "pass", record["test_id"]
+            inseparable.add(f"{rule.id}:{variant}")
+        else:
+            assert record["verdict"] == "missed-reject", (record["test_id"], record["verdict"], record["message"])
+            caught.add(rule.id)
+    separable = {f.rule.id for f in faults(spec, products=["atlas-a2"], apis=[api])
+                 if f.expectation == "reject" and not f.inseparable and f.rule.id not in buggy.MEMORY_RULES}
+    assert caught == separable, sorted(separable ^ caught)
+    listed = {f"{r.id}:{e.variant}" for r in spec.rules.values() if r.api == api for e in r.inseparable}
+    assert inseparable == listed, sorted(inseparable ^ listed)
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-rules"])
+def test_rejections_for_another_rule(strict: bool, tmp_path: Path) -> None:
+    """A target that rejects every illegal call citing a rule the call does not break: by default its fault
+    tests pass and the rule table counts the cases as rejected for another rule; `--strict-rules` makes them
+    the failing verdict wrong-rule."""
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.buggy.targets:RejectsForAnotherRule", "--product", "atlas-a2",
+                           "--api", "LoadData2D", "-k", "test_illegal and repeatTimes", "--profile", "ci", "--seed", "7",
+                           "--shrink-seconds", "1", "--report", str(tmp_path)] + (["--strict-rules"] if strict else []),
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test" and r["rule"] == "LoadData2D-repeatTimes-max"]
+    assert tests, done.stdout[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    row = next(r for r in report["coverage"]["rules"] if r["id"] == "LoadData2D-repeatTimes-max")
+    if strict:
+        assert done.returncode == 1 and {r["verdict"] for r in tests} == {"wrong-rule"}, done.stdout[-3000:]
+        assert row["illegal_counts"].get("wrong-rule", 0) > 0
+    else:
+        assert done.returncode == 0 and {r["verdict"] for r in tests} == {"pass"}, done.stdout[-3000:]
+        assert row["other_rule"] == row["rejected"] > 0, row
+
+
+def test_detached_cases_only_reach_targets_that_announce_the_extension(tmp_path: Path) -> None:
+    """A target whose hello announces no extension never receives a detached-tensor case (its fake asserts
+    so): those tests are skipped as needs-extension, and the rest pass."""
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.targets.py_fakes:ReferenceWithoutExtensions", "--product",
+                           "atlas-a2", "--api", "LoadData2D", "-k", "startIndex", "--profile", "ci", "--seed", "7",
+                           "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    records = {r["test_id"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
+               if r["record"] == "test"}
+    for test_id in ("test_boundary[LoadData2D-startIndex-range=65535]", "test_illegal[LoadData2D-startIndex-range:above]"):
+        assert records[test_id]["skip"] == "needs-extension", records[test_id]
+    assert records["test_illegal[LoadData2D-startIndex-range:below]"]["verdict"] == "pass"

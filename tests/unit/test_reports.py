@@ -654,3 +654,24 @@ def test_failures_are_grouped_by_cause_with_their_smallest_case(tmp_path: Path) 
     assert groups[0]["smallest"]["params"] == "DataCopy atlas-a2 GM->VECIN float {blockCount=2, blockLen=1}"
     markdown = render_document("md", document)
     assert "### By cause" in markdown and "DataCopy atlas-a2 GM->VECIN float {blockCount=2, blockLen=1}" in markdown
+
+
+def test_rule_table_says_inseparable_and_counts_rejections_for_another_rule(tmp_path: Path) -> None:
+    """A rule whose only fault tests are inseparable variants is not counted as covered; rejections naming
+    another rule are counted in their own column (json, md, html)."""
+    tests = [make_test("test_illegal[DataCopy-blockLen-max:above]", "illegal", "pass", rule="DataCopy-blockLen-max",
+                       variant="above", api="DataCopy", counts={"pass": 5}),
+             make_test("test_illegal[DataCopy-blockCount-max:above]", "illegal", "pass", rule="DataCopy-blockCount-max",
+                       variant="above", api="DataCopy", counts={"pass": 5}, other_rule=3)]
+    directory = write_results(tmp_path / "run", tests)
+    rules = {r.id: r for r in build_coverage(load_results(directory), SPEC).rules}
+    assert rules["DataCopy-blockLen-max"].reason == "inseparable from Memory-capacity"
+    assert not rules["DataCopy-blockLen-max"].covered
+    assert rules["DataCopy-blockCount-max"].covered and rules["DataCopy-blockCount-max"].other_rule == 3
+    write_all(directory)
+    report = json.loads((directory / "report.json").read_text())
+    validate_report(report)
+    row = next(r for r in report["coverage"]["rules"] if r["id"] == "DataCopy-blockLen-max")
+    assert row["reason"] == "inseparable from Memory-capacity"
+    assert "rejected for another rule" in (directory / "report.md").read_text()
+    assert "rejected for another rule" in (directory / "report.html").read_text()

@@ -117,6 +117,26 @@ def test_rejection_passes_whatever_rules_it_names(rules: tuple[str, ...], says: 
     assert says in verdict.message
 
 
+@pytest.mark.parametrize("rules, named, strict_outcome", [
+    (("DataCopy-dst-align-local",), True, "pass"),
+    (("DataCopy-blockCount-max", "DataCopy-dst-align-local"), True, "pass"),
+    (("DataCopy-blockCount-max",), False, "wrong-rule"),
+    (("their-own-rule",), False, "wrong-rule"),
+    ((), None, "pass"),
+])
+def test_rejection_records_whether_it_named_the_broken_rule(rules, named, strict_outcome) -> None:
+    """Default: any rejection passes, recording whether it named a broken rule; --strict-rules fails a
+    rejection that names only other rules (wrong-rule); naming no rule is judged as before."""
+    case, answer = illegal_case(), rejected(*rules)
+    lenient = judge(case, reference.expect(case), answer, VALIDATING)
+    assert lenient.outcome == "pass" and lenient.named_rule is named and lenient.other_rule is (named is False)
+    strict = judge(case, reference.expect(case), answer, VALIDATING, strict_rules=True)
+    assert strict.outcome == strict_outcome and strict.is_failure is (strict_outcome == "wrong-rule")
+    assert strict.named_rule is named
+    if strict_outcome == "wrong-rule":
+        assert "DataCopy-dst-align-local" in strict.message and Outcome.WRONG_RULE.junit_tag == "failure"
+
+
 def test_non_validating_target_is_never_judged_on_a_rejection() -> None:
     with pytest.raises(ValueError, match="does not validate"):
         run(illegal_case(), rejected(), NON_VALIDATING)
@@ -238,8 +258,8 @@ def test_verdict_json_and_failure_kinds() -> None:
     data = judge(case, expected, answer, VALIDATING).to_json()
     assert json.loads(json.dumps(data))["outcome"] == "fail"
     assert set(data) >= {"outcome", "message", "expected", "actual", "diff", "depends_on"}
-    assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "false-reject", "error", "timeout",
-                                                    "crashed"}
+    assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "wrong-rule", "false-reject", "error",
+                                                    "timeout", "crashed"}
     for outcome in set(Outcome) - {Outcome.SKIPPED}:
         assert Verdict(outcome, "", {}).is_failure == outcome.is_failure
     with pytest.raises(ValueError):

@@ -66,15 +66,17 @@ def _check_fault(run: RunSession, record: CheckRecord, fault: Fault, data: st.Da
     if not run.target.hello.validates and fault.expectation == "reject":
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
     supported = _supported(run, record, fault.contexts)
+    _extended(run, record, fault.extensions)
     run.check(record, _draw(data, replace(fault, contexts=supported).strategy()), fault.expectation)
 
 
 def _check_boundary(run: RunSession, record: CheckRecord, boundary: Boundary, data: st.DataObject) -> None:
     if not boundary.contexts:
         pytest.skip(record.skipped(SkipReason.UNREACHABLE,
-                                   f"{boundary.rule.field} = {boundary.legal_value} does not fit the product's "
-                                   f"capacity (or the GM window) on any of {len(boundary.unreachable)} paths"))
+                                   f"{boundary.rule.field} = {boundary.legal_value} fits no path: "
+                                   + "; ".join(boundary.unreachable)))
     supported = _supported(run, record, boundary.contexts)
+    _extended(run, record, boundary.extensions)
     run.check(record, _draw(data, replace(boundary, contexts=supported).strategy()))
 
 
@@ -94,6 +96,13 @@ def test_smoke(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_smo
         _check_fault(ascendc_run, record, item, data)
     else:
         _check_boundary(ascendc_run, record, item, data)
+
+
+def _extended(run: RunSession, record: CheckRecord, extensions: frozenset[str]) -> None:
+    if not run.target.handles(extensions):
+        pytest.skip(record.skipped(SkipReason.NEEDS_EXTENSION,
+                                   f"the cases need the case-format extension(s) {', '.join(sorted(extensions))}, "
+                                   f"which the target's hello does not announce (\"extensions\")"))
 
 
 @given(data=st.data())

@@ -1,0 +1,94 @@
+"""Meta-test of issue #12: every single-fault case breaks exactly its rule.
+
+For every fault generator (rule x variant), drawn cases evaluated by the reference with exactly that rule
+ignored — what a target lacking exactly that check answers — must be `ok`: the case is sized for the faulty
+call, so a target that checks everything else accepts and executes it. The documented exceptions are the
+spec's inseparable variants; for those the test checks that the reason holds: the generator finds no path
+where the faulty call fits alone, and with the rule (and the region bounds) ignored every drawn case is still
+rejected, naming exactly the rules the spec gives.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from ascendc_conformance import reference
+from ascendc_conformance.reference.codec import parse_case
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.faults import faults
+
+SPEC = load_spec()
+FAULTS = faults(SPEC)
+DRAWN = 20   # cases per fault generator
+BOUNDS = "Memory-bounds"
+
+
+def _draws(fault, check) -> int:
+    """Run `check` on DRAWN generated cases of the fault; return how many it saw."""
+    seen = []
+
+    @settings(max_examples=DRAWN, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(fault.strategy())
+    def run(case):
+        seen.append(case)
+        check(parse_case(case))
+    run()
+    return len(seen)
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.id for f in FAULTS])
+def test_single_fault_is_ok_without_its_rule(fault):
+    entry = fault.rule.inseparable_variant(fault.variant)
+    if fault.inseparable:
+        assert entry is not None, (f"{fault.id}: no path fits the faulty call alone, but the spec records no "
+                                   f"inseparable entry for variant {fault.variant!r} of {fault.rule.id}")
+
+        def check(case):
+            result = reference.evaluate(case, SPEC, ignore=frozenset({fault.rule.id, BOUNDS}))
+            assert result.status == "rejected" and set(result.rules) == set(entry.from_rules), \
+                (fault.id, entry.reason, result.status, result.rules, result.message)
+    else:
+        assert entry is None, (f"{fault.id}: the spec calls variant {fault.variant!r} inseparable, yet the "
+                               f"generator separates it on {len(fault.contexts)} context(s)")
+
+        def check(case):
+            result = reference.evaluate(case, SPEC, ignore=frozenset({fault.rule.id}))
+            assert result.status == "ok", (fault.id, result.status, result.rules, result.message)
+    assert _draws(fault, check) >= DRAWN, f"{fault.id}: fewer than {DRAWN} cases could be drawn"
+
+
+def test_every_inseparable_entry_names_a_generated_variant():
+    """An entry that no generator uses would be an unchecked claim."""
+    generated = {(f.rule.id, f.variant) for f in FAULTS}
+    for rule in SPEC.rules.values():
+        for entry in rule.inseparable:
+            assert (rule.id, entry.variant) in generated, f"{rule.id}: inseparable variant {entry.variant!r} is never generated"
+
+
+def test_a_double_fault_is_caught():
+    """A generator that sizes its regions for a smaller call (the bug of issue #12) must fail the check:
+    blockCount 4096 with regions that end 8 bytes into the accesses is rejected for the bounds too."""
+    fault = next(f for f in FAULTS if f.id == "DataCopy-blockCount-max:above")
+    outcomes = []
+
+    def check(case):
+        cut = {name: replace(region, data=region.data[:8]) for name, region in case.memory.items()}
+        result = reference.evaluate(replace(case, memory=cut), SPEC, ignore=frozenset({fault.rule.id}))
+        outcomes.append(result.status == "rejected" and BOUNDS in result.rules)
+    _draws(fault, check)
+    assert outcomes and all(outcomes)
+
+
+def test_every_range_bound_has_its_fault():
+    """No fault generator may vanish (e.g. a faulty value no path can be drawn with): every bound of every
+    range rule that makes a call illegal has its below / above fault."""
+    generated = {f.id for f in FAULTS}
+    for rule in SPEC.rules.values():
+        if rule.kind != "range" or not rule.illegal_by_default:
+            continue
+        for side, bound in (("below", rule.min), ("above", rule.max)):
+            if bound is not None:
+                assert f"{rule.id}:{side}" in generated, f"{rule.id}: no '{side}' fault"
