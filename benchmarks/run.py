@@ -357,8 +357,9 @@ FAILURE_LINE = re.compile(r"^\[ascendc\] (%s) " % "|".join(re.escape(o.value.upp
 
 
 def _catalogue() -> list[str]:
-    """The names of the project's buggy targets (tests/fixtures/buggy/targets.py)."""
-    return [bug.__name__ for bug in buggy_targets.CATALOGUE]
+    """The names of the project's buggy targets (tests/fixtures/buggy/targets.py), without the ones that
+    follow another reading of the disputed points (not bugs: they fail no test under the seed reading)."""
+    return [bug.__name__ for bug in buggy_targets.CATALOGUE if not issubclass(bug, buggy_targets.ReadingFollower)]
 
 
 def _buggy_target(name: str) -> str:
@@ -403,10 +404,11 @@ def failing_run_ratio(details: dict, seed: int) -> float:
     """Wall time of a whole `ci` run of the catalogue's worst target (the one failing the most tests) over
     that of the reference, both behind exec:."""
     failing: dict[str, int] = {}
-    for name in _catalogue():   # quick runs to find the worst target
+    for name in _catalogue():   # quick runs on one product to find the worst target
         with tempfile.TemporaryDirectory() as directory:
             subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", _buggy_target(name),
-                            "--profile", "quick", "--seed", str(seed), "--progress", "off", "--report", directory],
+                            "--profile", "quick", "--product", "atlas-a2", "--seed", str(seed), "--progress", "off",
+                            "--report", directory],
                            cwd=ROOT, env=_cli_env(), capture_output=True, text=True)
             records = [json.loads(line) for line in Path(directory, "results.jsonl").read_text().splitlines()]
             failing[name] = sum(1 for r in records if r["record"] == "test" and r["verdict"] in FAILING)

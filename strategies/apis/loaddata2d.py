@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.strategies.context import PathContext
@@ -18,7 +17,10 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     the slots are contiguous, and the slots with dstGap holes are the other reading's footprint."""
     fractal = ctx.api.constant("fractal_bytes")
     first = params["startIndex"]
-    last = first + (params["repeatTimes"] - 1) * params["srcStride"]
+    walk = (params["repeatTimes"] - 1) * params["srcStride"]
+    last = first + walk
+    if params.get("addrMode") == 1:   # D21: a decrement under devkit, an increment where the check is missing
+        first -= walk
     first, last = min(first, last), max(first, last)   # a (faulty) negative stride reads downwards
     with_gaps = (0, fractal * ((params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1))
     ignored_by = ctx.api.dst_gap_ignored_by
@@ -39,16 +41,6 @@ def _read(ctx: PathContext, params: Mapping) -> int:
 
 
 footprint = extents   # the bytes any call with these params touches, legal or not
-
-
-def walk_back(params: dict) -> None:
-    """With addrMode 1 (a decrement under D21=devkit: sf(i) = startIndex - i*srcStride), start from the last
-    fractal the draft reads, so that the decrement walks back over the same fractals, inside the case's
-    regions; the readings then differ only in legality and order, never in where the source lies."""
-    if params["addrMode"] == 1:
-        params["startIndex"] += (params["repeatTimes"] - 1) * params["srcStride"]
-        if params["startIndex"] > 65535:
-            reject()
 
 
 def transpose_allowed(ctx: PathContext) -> bool:
