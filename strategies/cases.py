@@ -38,8 +38,9 @@ def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
     return Draft(ctx, params, extents, addresses, layout.regions(ctx, addresses, extents))
 
 
-def finish(draw, d: Draft, zero_fill: bool = True) -> dict:
-    """The case of the draft; `zero_fill` False keeps memory from being all zeros (see layout.memory_images)."""
+def finish(draw, d: Draft, zero_fill: bool = False) -> dict:
+    """The case of the draft; `zero_fill` lets its memory be all zeros (see layout.memory_images): only for a
+    case whose bytes cannot matter."""
     ctx = d.ctx
     case = {"case_format": 1, "api": ctx.api.name, "product": ctx.product.id,
             "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},

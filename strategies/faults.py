@@ -68,7 +68,8 @@ class Fault(ShortRepr):
         if self.edit is not None:
             self.edit(draw, d)
         d.tags.append(f"fault:{self.rule.id}")
-        # a disputed case is there to tell readings apart: zero-filled memory would hide every byte-level one
+        # a fault to reject may be zero-filled (its bytes never matter); a disputed case is there to tell
+        # readings apart, and zero-filled memory would hide every byte-level one
         return finish(draw, d, zero_fill=self.expectation == "reject")
 
 
