@@ -49,6 +49,11 @@ class RunRecorder:
         if terminal is not None:
             for line in self.header_lines():
                 terminal.write_line(line)
+        for entry in self.run.idle_capabilities():
+            message = (f"hello {entry} matches no documented path of the spec (check its spelling): tests it was "
+                       "meant to select or exclude are not affected by it")
+            self._write(f"{PREFIX} WARNING {message}")
+            self.config.issue_config_time_warning(pytest.PytestWarning(message), stacklevel=2)
         settings = self.run.settings
         if settings.report_dir is None:
             return

@@ -26,7 +26,7 @@ from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
-from ascendc_conformance.strategies.legal import select_paths
+from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
 
@@ -169,6 +169,17 @@ class RunSession:
         if self._target is None:
             self._target = open_target(self.settings.target, timeout=self.settings.timeout)
         return self._target
+
+    def idle_capabilities(self) -> list[str]:
+        """The hello's `implements` / `excludes` entries that match no documented path of the spec: a misspelt
+        entry would otherwise quietly make tests not-supported (or leave them in)."""
+        hello = self.target.hello
+        subjects = [{"product": c.product.id, "api": c.api.name, "src": c.src, "dst": c.dst,
+                     "dtype": c.src_dtype.name, "dst_dtype": c.dst_dtype.name, "form": c.form}
+                    for c in contexts(self.spec, self.spec.paths())]
+        return [f"{kind}[{index}] {dict(entry.keys)}"
+                for kind, entries in (("implements", hello.implements or ()), ("excludes", hello.excludes))
+                for index, entry in enumerate(entries) if not any(entry.matches(s) for s in subjects)]
 
     def close(self) -> None:
         if self._target is not None:

@@ -122,3 +122,12 @@ def test_the_run_reaches_every_api_first_in_the_smoke_phase_and_again_in_the_ful
     assert {api_of(name) for name in smoke[:4]} == set(apis)
     full = names[len(smoke):]
     assert {api_of(name) for name in full[:4]} == set(apis)
+
+
+def test_a_misspelt_capability_is_warned_about(tmp_path: Path) -> None:
+    done = _run("run", "--target", "python:tests.fixtures.targets.py_fakes:MisspeltCapability", "--product", "910B",
+                "--profile", "quick", "--seed", "1", "-k", "test_legal and VECIN", "--report", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert ("[ascendc] WARNING hello implements[1] {'api': 'DataCopy', 'dst': 'VECN', 'src': 'GM'} matches no "
+            "documented path") in done.stdout
+    assert "implements[0]" not in done.stdout
