@@ -29,9 +29,13 @@ RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as 
 
 
 def _register_profiles() -> None:
+    """One Hypothesis profile per run profile, built on Hypothesis's own defaults rather than on whatever
+    profile is current: under a CI variable (CI, GITHUB_ACTIONS, ...) Hypothesis loads its `ci` profile, whose
+    derandomize=True would silently replace the run's --seed with a per-test constant."""
     for name, examples in PROFILES.items():
         settings.register_profile(
-            f"ascendc-{name}", max_examples=examples, deadline=None, database=None, print_blob=False,
+            f"ascendc-{name}", parent=settings.get_profile("default"), derandomize=False,
+            max_examples=examples, deadline=None, database=None, print_blob=False,
             # no explain phase: the lines it would point at are the suite's own, not the target's
             phases=[phase for phase in Phase if phase != Phase.explain],
             suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large,

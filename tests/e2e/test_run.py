@@ -3,6 +3,7 @@ with a diff and a replay file, and `replay` reproduces the failure; the reports 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -192,3 +193,29 @@ def test_a_non_validating_target_skips_cases_illegal_under_the_run_reading(tmp_p
     tests = {r["test_id"]: r for r in records if r["record"] == "test" and r["kind"] == "illegal"}
     assert done.returncode == 0 and records[0]["reading"] == "devkit", done.stdout[-3000:]
     assert tests["test_illegal[DataCopy-blockCount-min:below@atlas-a2]"]["verdict"] == "pass"
+
+
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "GITLAB_CI", "TF_BUILD", "BUILDKITE", "CIRCLECI", "CIRRUS_CI",
+                "CODEBUILD_BUILD_ID", "HEROKU_TEST_RUN_ID", "TEAMCITY_VERSION", "bamboo.buildKey")
+
+
+def _drawn_cases(tmp_path: Path, name: str, seed: str, **environment: str) -> list[str]:
+    """The cases a seeded LoadData2D run sends to the recording target, in the order it sends them."""
+    record = tmp_path / f"{name}.jsonl"
+    env = {key: value for key, value in os.environ.items() if key not in CI_VARIABLES}
+    env.update(environment, ASCENDC_RECORD_CASES=str(record))
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.targets.py_fakes:Recording", "--product", "atlas-a2",
+                           "--api", "LoadData2D", "-k", "test_legal", "--profile", "quick", "--seed", seed],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    return record.read_text().splitlines()
+
+
+def test_the_seed_decides_the_cases_even_on_a_ci_machine(tmp_path):
+    """Under a CI variable Hypothesis loads its `ci` profile (derandomize=True), which would replace --seed
+    with a per-test constant: a CI run would then draw other cases than the same seed on a workstation, and
+    every seed the same ones."""
+    here = _drawn_cases(tmp_path, "here", "7")
+    assert here == _drawn_cases(tmp_path, "ci", "7", CI="true")
+    assert here != _drawn_cases(tmp_path, "other-seed", "8", CI="true")
