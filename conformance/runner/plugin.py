@@ -8,6 +8,7 @@ its teardown report here, in whichever process ran it; the controlling process's
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import zlib
@@ -24,6 +25,7 @@ from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_AT
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
+PACKAGE_DIR = SUITE_DIR.parents[1]   # ascendc_conformance installed; conformance/ in a source checkout
 SESSION_KEY = pytest.StashKey[RunSession]()
 RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
 
@@ -80,6 +82,34 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
         config.args.append(str(SUITE_DIR))
     config.pluginmanager.register(sys.modules[__name__], "ascendc-run")
+
+
+class SuiteModule(pytest.Module):
+    """The suite's test module, imported by its package name.
+
+    pytest names a test file after the directories above it that hold an __init__.py. Installed, that is
+    ascendc_conformance/runner/suite; from a source checkout (an editable install) it is conformance/runner/suite,
+    the repository's folder, which is another package's name in a project that has its own `conformance`
+    package. (Module._getobj is how pytest obtains a module's object.)"""
+
+    def _getobj(self):
+        return importlib.import_module(f"{__package__}.suite.{self.path.stem}")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """The suite's folder and the package folders above it as plain directories: as Packages, pytest would
+    import their __init__.py by path, under the folders' names."""
+    if SUITE_DIR.is_relative_to(path) and path.is_relative_to(PACKAGE_DIR):
+        return pytest.Dir.from_parent(parent, path=path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.Module | None:
+    if module_path.parent == SUITE_DIR:
+        return SuiteModule.from_parent(parent, path=module_path)
+    return None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

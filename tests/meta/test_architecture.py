@@ -1,7 +1,7 @@
 """The package's shape: one top-level import package, layers that import only downward, a lazy plugin.
 
-The layer contracts live in pyproject.toml ([tool.importlinter]); these tests run them on the installed
-package, and show on a copy with one upward import added that they do catch a violation.
+The layer contracts live in pyproject.toml ([tool.importlinter]); these tests run them on the package as a
+wheel installs it (tests/conftest.py), and show on a copy with one upward import added that they do catch a violation.
 """
 from __future__ import annotations
 
@@ -15,11 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import ascendc_conformance
-
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "pyproject.toml"
-INSTALLED = Path(ascendc_conformance.__file__).resolve().parent
 
 
 def _lint_imports(cwd: Path, python_path: Path | None = None) -> subprocess.CompletedProcess:
@@ -31,8 +28,8 @@ def _lint_imports(cwd: Path, python_path: Path | None = None) -> subprocess.Comp
                           cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
-def test_the_layer_contracts_hold(tmp_path: Path) -> None:
-    done = _lint_imports(tmp_path)
+def test_the_layer_contracts_hold(tmp_path: Path, wheel_site: Path) -> None:
+    done = _lint_imports(tmp_path, python_path=wheel_site)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "2 kept, 0 broken" in done.stdout
 
@@ -42,10 +39,11 @@ def test_the_layer_contracts_hold(tmp_path: Path) -> None:
     ("reference/call.py", "ascendc_conformance.strategies.draw"),  # one layer up
     ("runner/recorder.py", "ascendc_conformance.reports"),       # the runner writing reports itself
 ])
-def test_the_contracts_catch_an_upward_import(tmp_path: Path, importer: str, imported: str) -> None:
-    """A copy of the installed package with one upward import added breaks the layer contract."""
+def test_the_contracts_catch_an_upward_import(tmp_path: Path, wheel_site: Path, importer: str,
+                                              imported: str) -> None:
+    """A copy of the package with one upward import added breaks the layer contract."""
     copy = tmp_path / "site" / "ascendc_conformance"
-    shutil.copytree(INSTALLED, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(wheel_site / "ascendc_conformance", copy, ignore=shutil.ignore_patterns("__pycache__"))
     with open(copy / importer, "a", encoding="utf-8") as module:
         module.write(f"\nimport {imported}  # an upward import\n")
     done = _lint_imports(tmp_path, python_path=tmp_path / "site")
@@ -54,11 +52,8 @@ def test_the_contracts_catch_an_upward_import(tmp_path: Path, importer: str, imp
     assert f"{dotted} -> {imported}" in done.stdout, done.stdout
 
 
-def test_a_wheel_has_exactly_one_top_level_import_package(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path), str(ROOT)], check=True, capture_output=True, timeout=300)
-    wheel, = tmp_path.glob("ascendc_conformance-*.whl")
-    with zipfile.ZipFile(wheel) as archive:
+def test_a_wheel_has_exactly_one_top_level_import_package(built_wheel: Path) -> None:
+    with zipfile.ZipFile(built_wheel) as archive:
         names = archive.namelist()
         top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
         entry_points = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt"))
