@@ -15,6 +15,7 @@ from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, Shor
 
 
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
+_NARROWED_RANGES: dict[tuple[str, str, str, str], tuple[int, int]] = {}   # see PathContext.field_range
 
 
 class Unreachable(Exception):
@@ -109,19 +110,18 @@ class PathContext(ShortRepr):
     def rules(self) -> tuple[Rule, ...]:
         return self.spec.rules_for(self.api.name, self.product.id)
 
-    @cached_property
-    def _field_ranges(self) -> dict[str, tuple[int, int]]:
-        return {}   # filled by field_range: a draw asks for the same ranges hundreds of times
-
     def field_range(self, field: str) -> tuple[int, int]:
         """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal."""
-        if field not in self._field_ranges:
-            self._field_ranges[field] = self._narrowed_range(field)
-        return self._field_ranges[field]
-
-    def _narrowed_range(self, field: str) -> tuple[int, int]:
         if field in self.relaxed:
             return UNBOUNDED
+        # the same for every route, dtype and form: kept per spec, product and API, since fault generation
+        # asks thousands of contexts for the same few ranges
+        key = (self.spec.digest, self.product.id, self.api.name, field)
+        if key not in _NARROWED_RANGES:
+            _NARROWED_RANGES[key] = self._narrowed_range(field)
+        return _NARROWED_RANGES[key]
+
+    def _narrowed_range(self, field: str) -> tuple[int, int]:
         ctype = self._field(field).ctype
         low, high = self.spec.ctypes[ctype]
         for rule in self.rules():
