@@ -3,9 +3,10 @@
     python benchmarks/run.py              # a table
     python benchmarks/run.py --json       # one JSON object
     python benchmarks/run.py --skip-run   # without the CLI runs (exec_vs_inprocess, ci_profile_seconds,
-                                          # time_to_first_failure_s, failing_run_ratio,
+                                          # time_to_first_failure_s, failing_run_ratio, catalogue_caught,
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
+    python benchmarks/run.py --catalogue-seeds N  # catalogue_caught over the seeds 1..N (default 4)
 
 Every figure is a median over repeated measurements (time.perf_counter). The code measured is the installed
 package `ascendc_conformance` (run `python3 -m pip install .` in this working tree first).
@@ -26,6 +27,7 @@ import tempfile
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -51,7 +53,8 @@ LOOP_BYTES = 64 * 1024
 GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "reference_vs_loop": ">= 100",
          "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
          "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20",
-         "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5"}
+         "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5",
+         "catalogue_caught": "every (bug, seed)"}
 
 
 def log(message: str) -> None:
@@ -431,6 +434,31 @@ def failing_run_ratio(details: dict, seed: int) -> float:
     return round(ratio, 2)
 
 
+def catalogue_caught(details: dict, seeds: int) -> str:
+    """For each seed 1..`seeds` and each bug of the catalogue, a `ci` run of the tests where the bug shows (its
+    SHOWS_IN, as tests/e2e/test_buggy_catalogue.py runs seed 7 only): how many (bug, seed) pairs earned the
+    bug's verdict. Not a timing: whether catching a narrow bug depends on luck of the draw."""
+    def caught(bug: type, seed: int) -> bool:
+        product, api, keyword = bug.SHOWS_IN
+        with tempfile.TemporaryDirectory() as directory:
+            subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                            f"python:tests.fixtures.buggy.targets:{bug.__name__}", "--product", product, "--api", api,
+                            "-k", keyword, "--profile", "ci", "--seed", str(seed), "--shrink-seconds", "1", "-x",
+                            "--progress", "off", "--report", directory],
+                           cwd=ROOT, env=_cli_env(), capture_output=True, text=True)
+            records = [json.loads(line) for line in Path(directory, "results.jsonl").read_text().splitlines()]
+        return any(r["record"] == "test" and r["verdict"] == bug.VERDICT for r in records)
+
+    pairs = [(bug, seed) for bug in buggy_targets.CATALOGUE for seed in range(1, seeds + 1)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = list(pool.map(lambda pair: caught(*pair), pairs))
+    missed = [f"{bug.__name__}@{seed}" for (bug, seed), hit in zip(pairs, results) if not hit]
+    details["catalogue_caught"] = {"seeds": seeds, "missed": missed}
+    if missed:
+        log(f"  not caught: {', '.join(missed)}")
+    return f"{len(pairs) - len(missed)}/{len(pairs)}"
+
+
 # --- driver ---------------------------------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -440,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the CLI runs (ci profile, exec vs in-process, buggy targets)")
     parser.add_argument("--repeats", type=int, default=15, help="samples per median (default 15)")
     parser.add_argument("--seed", type=int, default=1, help="Hypothesis seed of the ci profile runs")
+    parser.add_argument("--catalogue-seeds", type=int, default=4, metavar="N",
+                        help="catalogue_caught over the seeds 1..N (default 4)")
     parser.add_argument("--details", metavar="FILE", help="write the raw timings behind every figure to FILE")
     args = parser.parse_args(argv)
 
@@ -461,12 +491,14 @@ def main(argv: list[str] | None = None) -> int:
     log("plugin overhead on unrelated pytest runs ...")
     results["plugin_overhead_ms"] = plugin_overhead_ms(args.repeats, details)
     if args.skip_run:
-        results["time_to_first_failure_s"] = results["failing_run_ratio"] = None
+        results["time_to_first_failure_s"] = results["failing_run_ratio"] = results["catalogue_caught"] = None
     else:
         log("time to the first failure, buggy catalogue over exec ...")
         results["time_to_first_failure_s"] = time_to_first_failure_s(details, args.seed)
         log("a failing run against a passing one ...")
         results["failing_run_ratio"] = failing_run_ratio(details, args.seed)
+        log(f"the catalogue under seeds 1-{args.catalogue_seeds} ...")
+        results["catalogue_caught"] = catalogue_caught(details, args.catalogue_seeds)
     if args.skip_run:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
