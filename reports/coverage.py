@@ -419,6 +419,7 @@ class Certification:
     spec_digest: str
     profile: str
     seed: int | None
+    hypothesis_versions: tuple[str, ...]   # the Hypothesis releases that drew the cases (the seed needs them)
     reading: str                     # the reading of the disputed points the run judged under
     products: tuple[str, ...]        # selected products with at least one legal test that ran
     apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
@@ -435,6 +436,8 @@ class Certification:
     @property
     def lines(self) -> tuple[str, ...]:
         seed = str(self.seed) if self.seed is not None else "not fixed (random)"
+        if self.seed is not None and self.hypothesis_versions:
+            seed += f" (Hypothesis {', '.join(self.hypothesis_versions)})"
         return (f"Target: {self.target}",
                 f"Suite: ascendc-conformance {self.suite_version}; spec digest {self.spec_digest}; "
                 f"profile {self.profile}; seed {seed}",
@@ -452,7 +455,8 @@ class Certification:
 
     def to_json(self) -> dict:
         return {"target": self.target, "suite_version": self.suite_version, "spec_digest": self.spec_digest,
-                "profile": self.profile, "seed": self.seed, "reading": self.reading, "products": list(self.products),
+                "profile": self.profile, "seed": self.seed, "hypothesis_versions": list(self.hypothesis_versions),
+                "reading": self.reading, "products": list(self.products),
                 "apis": list(self.apis),
                 "unsupported": list(self.unsupported), "outcome": self.outcome,
                 "is_certification": self.is_certification, "summary": self.summary, "scope": self.scope,
@@ -538,7 +542,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     if results.spec_digest != "(unknown)" and coverage.notes and any("spec" in n for n in coverage.notes):
         remarks.extend(n for n in coverage.notes if n.startswith("the run used spec"))
     return Certification(target=results.target, suite_version=results.suite_version, spec_digest=results.spec_digest,
-                         profile=profile, seed=results.seed, reading=results.reading, products=products, apis=apis,
+                         profile=profile, seed=results.seed, hypothesis_versions=results.hypothesis_versions,
+                         reading=results.reading, products=products, apis=apis,
                          unsupported=tuple(unsupported), outcome=outcome, is_certification=is_certification,
                          summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
                          cases=cases)

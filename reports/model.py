@@ -157,6 +157,11 @@ class RunResults:
         return self._get("seed")
 
     @property
+    def hypothesis_versions(self) -> tuple[str, ...]:
+        """The Hypothesis releases that drew the cases (one per shard at most): with the seed, what fixes them."""
+        return tuple(sorted({str(s.machine["hypothesis"]) for s in self.shards if s.machine.get("hypothesis")}))
+
+    @property
     def reading(self) -> str:
         """The reading of the disputed points the run judged under (a run record without one: seed)."""
         return str(self._get("reading") or "seed")

@@ -16,6 +16,7 @@ import shlex
 from pathlib import Path
 from typing import Callable, Mapping
 
+import hypothesis
 import pytest
 
 import ascendc_conformance
@@ -66,14 +67,17 @@ class RunRecorder:
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
             "machine": {"node": platform.node(), "python": platform.python_version(),
-                        "platform": platform.platform()},
+                        "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed)})
 
     def header_lines(self) -> list[str]:
         """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""
         run, settings = self.run, self.run.settings
         hello = run.target.hello
-        seed = self.config.getoption("hypothesis_seed", None) or "random (pass --hypothesis-seed to fix it)"
+        seed = self.config.getoption("hypothesis_seed", None)
+        # a seed fixes the cases only together with the Hypothesis release that draws them
+        seed = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
+            "random (pass --hypothesis-seed to fix it)"
         selection = f"products {_names(run.products)}; apis {_names(run.apis)}"
         shard = self.config.getoption("ascendc_shard", None)
         keyword = self.config.getoption("keyword", None)

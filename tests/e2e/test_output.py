@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
+
 from ascendc_conformance.reports.render_json import validate_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +40,11 @@ def test_a_failing_run_prints_a_header_and_one_line_per_failing_test(tmp_path: P
     assert header[0].startswith("[ascendc] ascendc-conformance ") and f"target {target}" in header[0]
     assert '"name": "buggy-DataCopyDstGapIgnored"' in header[0]
     spec_digest = json.loads((tmp_path / "report.json").read_text())["run"]["spec_digest"]
-    assert f"spec {spec_digest}; profile quick (3 cases per test); seed 2; products atlas-a2; apis DataCopy" \
-        in header[1]
+    assert (f"spec {spec_digest}; profile quick (3 cases per test); seed 2 (Hypothesis {hypothesis.__version__}); "
+            "products atlas-a2; apis DataCopy") in header[1]
+    certification = json.loads((tmp_path / "report.json").read_text())["certification"]
+    assert certification["hypothesis_versions"] == [hypothesis.__version__]
+    assert f"seed 2 (Hypothesis {hypothesis.__version__})" in certification["text"]
     tests = _tests(tmp_path)
     failing = [t for t in tests if t["verdict"] in JUDGED - {"pass", "disputed", "waived"}]
     assert len(failing) > 20

@@ -395,6 +395,21 @@ def test_certification_wording_quick_and_ci(tmp_path: Path, profile: str) -> Non
     assert "atlas-a2" in cert.text and "DataCopy" in cert.text
 
 
+def test_the_certification_names_the_hypothesis_releases_behind_its_seed(tmp_path: Path) -> None:
+    """A seed reproduces the cases only with the Hypothesis release that drew them; a results file of an older
+    suite has no release, and the line says only the seed."""
+    tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")]
+    machine = {"node": "box-1", "python": "3.11.0", "platform": "Linux", "hypothesis": "6.155.2"}
+    one = write_results(tmp_path / "one", tests, shard="1/2", machine=machine)
+    two = write_results(tmp_path / "two", tests, shard="2/2", machine={**machine, "hypothesis": "6.170.15"})
+    results = load_results([one, two])
+    cert = certify(results, build_coverage(results, SPEC))
+    assert cert.hypothesis_versions == ("6.155.2", "6.170.15")
+    assert "seed 1234 (Hypothesis 6.155.2, 6.170.15)" in cert.text
+    older = load_results(write_results(tmp_path / "older", tests))
+    assert certify(older, build_coverage(older, SPEC)).lines[1].endswith("seed 1234")
+
+
 def test_certification_full_run(tmp_path: Path) -> None:
     tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")]
     results = load_results(write_results(tmp_path / "ok", tests, profile="full", exit_status=0))
