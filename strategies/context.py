@@ -110,12 +110,20 @@ class PathContext(ShortRepr):
     def rules(self) -> tuple[Rule, ...]:
         return self.spec.rules_for(self.api.name, self.product.id)
 
+    @cached_property
+    def _field_ranges(self) -> dict[str, tuple[int, int]]:
+        return {}   # filled by field_range: a draw asks for the same ranges hundreds of times
+
     def field_range(self, field: str) -> tuple[int, int]:
         """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal."""
-        if field in self.relaxed:
-            return UNBOUNDED
-        # the same for every route, dtype and form: kept per spec, product and API, since fault generation
-        # asks thousands of contexts for the same few ranges
+        known = self._field_ranges.get(field)
+        if known is None:
+            known = self._field_ranges[field] = UNBOUNDED if field in self.relaxed else self._shared_range(field)
+        return known
+
+    def _shared_range(self, field: str) -> tuple[int, int]:
+        """The same for every route, dtype and form: kept per spec, product and API, since fault generation
+        asks thousands of derived contexts for the same few ranges."""
         key = (self.spec.digest, self.product.id, self.api.name, field)
         if key not in _NARROWED_RANGES:
             _NARROWED_RANGES[key] = self._narrowed_range(field)
