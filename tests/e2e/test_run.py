@@ -206,7 +206,7 @@ def _drawn_cases(tmp_path: Path, name: str, seed: str, **environment: str) -> li
     env.update(environment, ASCENDC_RECORD_CASES=str(record))
     done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
                            "python:tests.fixtures.targets.py_fakes:Recording", "--product", "atlas-a2",
-                           "--api", "LoadData2D", "-k", "test_legal", "--profile", "quick", "--seed", seed],
+                           "--api", "LoadData2D", "-k", "test_legal or test_smoke", "--profile", "quick", "--seed", seed],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
     return record.read_text().splitlines()
