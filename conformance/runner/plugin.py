@@ -90,7 +90,8 @@ class SuiteModule(pytest.Module):
     pytest names a test file after the directories above it that hold an __init__.py. Installed, that is
     ascendc_conformance/runner/suite; from a source checkout (an editable install) it is conformance/runner/suite,
     the repository's folder, which is another package's name in a project that has its own `conformance`
-    package. (Module._getobj is how pytest obtains a module's object.)"""
+    package. Module._getobj, how pytest obtains a module's object, is private pytest API: should it change,
+    tests/e2e/test_shadowed_packages.py fails."""
 
     def _getobj(self):
         return importlib.import_module(f"{__package__}.suite.{self.path.stem}")
