@@ -78,7 +78,7 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
-    settings.load_profile(f"ascendc-{session.settings.profile}")
+    _load_run_profile(session)
     if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
         config.args.append(str(SUITE_DIR))
     config.pluginmanager.register(sys.modules[__name__], "ascendc-run")
@@ -111,6 +111,20 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     if module_path.parent == SUITE_DIR:
         return SuiteModule.from_parent(parent, path=module_path)
     return None
+
+
+def _load_run_profile(session: RunSession) -> None:
+    settings.load_profile(f"ascendc-{session.settings.profile}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Load the run's profile again once every plugin is configured: Hypothesis's own plugin loads
+    --hypothesis-profile at configure time, perhaps after `activate`, and would otherwise replace the number
+    of cases, the seeding and the health checks the run's verdicts rest on (the recorder warns about it)."""
+    run = session.config.stash.get(SESSION_KEY, None)
+    if run is not None:
+        _load_run_profile(run)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

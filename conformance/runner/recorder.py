@@ -50,9 +50,7 @@ class RunRecorder:
         if terminal is not None:
             for line in self.header_lines():
                 terminal.write_line(line)
-        for entry in self.run.idle_capabilities():
-            message = (f"hello {entry} matches no documented path of the spec (check its spelling): tests it was "
-                       "meant to select or exclude are not affected by it")
+        for message in self._warnings():
             self._write(f"{PREFIX} WARNING {message}")
             self.config.issue_config_time_warning(pytest.PytestWarning(message), stacklevel=2)
         settings = self.run.settings
@@ -69,6 +67,16 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed)})
+
+    def _warnings(self) -> list[str]:
+        """What in the run's set-up does not do what its author may think."""
+        warnings = [f"hello {entry} matches no documented path of the spec (check its spelling): tests it was "
+                    "meant to select or exclude are not affected by it" for entry in self.run.idle_capabilities()]
+        profile = self.config.getoption("hypothesis_profile", None)
+        if profile:
+            warnings.append(f"--hypothesis-profile {profile} is not used: every test of this pytest session runs "
+                            f"under the conformance run's settings (profile {self.run.settings.profile})")
+        return warnings
 
     def header_lines(self) -> list[str]:
         """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""

@@ -171,6 +171,22 @@ def test_plugin_works_from_any_directory(tmp_path):
     assert "[ascendc] done: 100%" in done.stdout
 
 
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_a_hypothesis_profile_given_to_pytest_does_not_change_the_run(tmp_path, workers):
+    """Hypothesis's plugin loads --hypothesis-profile at configure time, possibly after the run's own profile:
+    the run must keep its cases per test, seeding and health checks (the `default` profile would draw 100
+    cases and fail every test on a function-scoped fixture), and say that the option is not used."""
+    report = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-product=atlas-a2",
+                           "--ascendc-api=DataCopyNz2Nd", "--ascendc-profile=quick", "--hypothesis-seed=3",
+                           "--hypothesis-profile=default", f"--ascendc-report={report}", "-k", "test_legal",
+                           "-n", workers, "-p", "no:cacheprovider"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "--hypothesis-profile default is not used" in done.stdout
+    assert {record["cases"] for record in recorded_tests(report).values()} == {3}
+
+
 def test_an_unknown_plugin_reading_is_a_usage_error(tmp_path):
     done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--ascendc-reading=D16=x",
                            "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
