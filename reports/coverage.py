@@ -30,6 +30,7 @@ from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
+from ascendc_conformance.format.results import thaw
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import SEED
 
@@ -156,7 +157,7 @@ class DisputeRow:
         return {"point": self.point, "title": self.title, "default": self.default,
                 "alternatives": dict(self.alternatives), "uncomputable": dict(self.uncomputable),
                 "rules": list(self.rules), "run_reading": self.run_reading, "counts": dict(self.counts),
-                "examples": {name: dict(params) for name, params in self.examples.items()},
+                "examples": {name: thaw(params) for name, params in self.examples.items()},
                 "summary": self.summary, "tests": list(self.tests)}
 
 
