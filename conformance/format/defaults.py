@@ -17,3 +17,10 @@ DEFAULT_PROFILE = "ci"
 
 CERTIFICATION_PROFILE = "full"
 """The one profile whose conforming run may be called a certification run."""
+
+TARGET_TEXT_CHARS = 1000
+"""How much of any text a target sends (a rejection's message, a rule name, an error, its stderr tail) the
+suite stores in results.jsonl and the reports and prints; the rest is cut, saying how much (bounded.clip)."""
+
+REPLAY_TEXT_CHARS = 64 * 1024
+"""How much of a target's text a replay file keeps: the full message once, up to this cap."""

@@ -1,0 +1,96 @@
+"""Reading what comes from outside the suite: strict, bounded JSON and text, refused in one line.
+
+Every file, stream line and answer the suite reads (target answers and hellos, case files, replay and results
+files, waivers, report directories) goes through `loads` or `decode`: a size limit, a nesting limit checked
+before the parser recurses (a line of 100,000 brackets is the input's fault, not a RecursionError of the
+suite's), strict UTF-8, and no NaN or Infinity (JSON has neither; Python's parser accepts them). A problem is
+an `InputError` whose message names where the input came from (`file:line`, `answer to request 7`) and what
+would be accepted. `clip` cuts what a target says to a documented length before the suite stores or prints it.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from ascendc_conformance.format.errors import ConformanceError
+
+MAX_DEPTH = 64
+"""Deepest nesting of objects and arrays accepted in any JSON the suite reads (a case is at most 5 deep)."""
+
+
+class InputError(ConformanceError):
+    """Input from outside the suite is malformed; the message is one line naming where and what is accepted."""
+
+
+def decode(data: bytes, where: str) -> str:
+    """`data` as UTF-8 text; InputError naming the line and byte of the first invalid sequence."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(f"{where}: not UTF-8 text (byte 0x{data[error.start]:02x} at line {line}, offset "
+                         f"{error.start}); save it as UTF-8") from None
+
+
+def depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The nesting depth of the JSON text's arrays and objects (strings skipped), counted up to `limit + 1`:
+    linear, and never recursive, whatever the text."""
+    level = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            if level > deepest:
+                deepest = level
+                if deepest > limit:
+                    return deepest
+        elif char in "]}":
+            level -= 1
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (JSON has no NaN or Infinity)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text} is out of range for a double")
+    return value
+
+
+def loads(data: str | bytes, where: str, *, max_bytes: int | None = None, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse one JSON document from outside; InputError (one line, starting with `where`) if it is too large,
+    not UTF-8, nested deeper than `max_depth`, not JSON, or holds NaN, Infinity or a number out of range."""
+    size = len(data)
+    if max_bytes is not None and size > max_bytes:
+        raise InputError(f"{where}: {size} bytes, more than the {max_bytes} accepted")
+    text = decode(data, where) if isinstance(data, bytes) else data
+    if "\x00" in text:
+        raise InputError(f"{where}: holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
+    if depth(text, max_depth) > max_depth:
+        raise InputError(f"{where}: JSON nested deeper than {max_depth} levels")
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    except ValueError as error:   # NaN / Infinity, a float out of range, an integer of more than 4300 digits
+        raise InputError(f"{where}: {str(error).splitlines()[0]}") from None
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
