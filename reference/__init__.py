@@ -13,12 +13,12 @@ from typing import Any
 from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer as moves
-from ascendc_conformance.reference.apis import MODULES
+from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.codec import parse_case, result_json
 from ascendc_conformance.reference.index import default_spec
 from ascendc_conformance.reference.legality import Breach, static_breaches
-from ascendc_conformance.spec.model import Reading, Spec
+from ascendc_conformance.spec.model import Reading, Spec, Status
 
 # Common rules (spec/common.yaml) the memory stage cites.
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
@@ -42,7 +42,7 @@ def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = 
     (the single-fault meta-test asks this of every fault case with its own rule ignored)."""
     spec = spec or default_spec()
     call = resolve(case, spec, reading)
-    module = MODULES[call.api.name]
+    module = module_for(call.api)
     verdict, depends = _verdict(call, _kept(static_breaches(call, module.RELATIONS), ignore))
     if verdict is not None:
         return verdict
@@ -149,7 +149,7 @@ def _verdict(call: Call, breaches: list[Breach]) -> tuple[Result | None, tuple[s
         depends = () if firm else _unique(tuple(b.disputed for b in illegal))
         message = "; ".join(f"{b.rule.id}: {b.detail}" for b in illegal)
         return Result.rejected(_unique(tuple(b.rule.id for b in illegal)), message, depends), ()
-    unspecified = [b for b in breaches if b.rule.status == "unspecified"]
+    unspecified = [b for b in breaches if b.rule.status is Status.UNSPECIFIED]
     if unspecified:
         message = "; ".join(f"{b.rule.id}: {b.detail}" for b in unspecified)
         return Result.unspecified(_unique(tuple(b.rule.id for b in unspecified)), message), ()

@@ -86,7 +86,9 @@ def _signature(case: Case, spec: Spec) -> Signature:
         known = ", ".join(p.id for p in spec.products)
         raise CaseError(f"case.product: unknown product {case.product!r}; expected one of {known} or an alias")
     product = spec.product(product_id)
-    api = spec.apis[case.api]
+    api = spec.apis.get(case.api)
+    if api is None:
+        raise CaseError(f"case.api: unknown API {case.api!r}; expected one of {', '.join(spec.apis)}")
     for name, operand in (("src", case.src), ("dst", case.dst)):
         if operand.position not in spec.positions:
             raise CaseError(f"case.{name}.position: unknown TPosition {operand.position!r}; "

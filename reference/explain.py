@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.reference import evaluate
-from ascendc_conformance.reference.apis import MODULES
+from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.transfer import byte_addresses
 from ascendc_conformance.spec.loader import load_spec
@@ -73,7 +73,7 @@ class Explanation:
     def _written(self, address: int) -> str:
         size = self.dst_size
         element, byte = divmod(address - self.call.case.dst.address, size)
-        text = MODULES[self.call.api.name].locate(self.call, element)
+        text = module_for(self.call.api).locate(self.call, element)
         return f"{text}, byte {byte}" if size > 1 else text
 
 
@@ -83,10 +83,10 @@ def explain(case: Case | dict[str, Any], reading: Reading | None = None) -> Expl
     if not isinstance(case, Case):
         case = Case.from_json(case)
     spec = load_spec()
-    if evaluate(case, spec, reading=reading).status != "ok":
+    if evaluate(case, spec, reading=reading).status is not ResultStatus.OK:
         return None
     call = resolve(case, spec, reading)
-    transfer = MODULES[call.api.name].plan(call)
+    transfer = module_for(call.api).plan(call)
     return Explanation(dst_memory=call.dst_memory, dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
                        src_memory=call.src_memory, src_addresses=byte_addresses(call, "src", transfer.src_elements),
                        call=call)

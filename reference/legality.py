@@ -6,14 +6,12 @@ Generic kinds (route, dtype, form, range, multiple, alignment) are decided here 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Mapping
 
+from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.index import SpecIndex, for_spec
-from ascendc_conformance.spec.model import Rule
-
-# A relation check returns a sentence describing the breach, or None when the rule holds.
-Relation = Callable[[Call, Rule], "str | None"]
+from ascendc_conformance.spec.model import Rule, RuleKind, Status
 
 
 @dataclass(frozen=True)
@@ -32,14 +30,10 @@ class Breach:
     @property
     def disputed(self) -> str | None:
         """The disputed or vendor-only rule the breach's outcome hinges on, if any."""
-        return self.disputed_by or (self.rule.id if self.rule.status != "documented" else None)
+        return self.disputed_by or (self.rule.id if self.rule.status is not Status.DOCUMENTED else None)
 
 
-# Rules whose outcome depends only on the path (product, API, route, dtypes, form), never on the values.
-PATH_KINDS = frozenset({"route", "dtype", "form"})
-
-
-def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
+def static_breaches(call: Call, relations: Mapping[str, Relation]) -> list[Breach]:
     """Every rule of the API (and common ones) the call breaks, judged from its parameters and operands.
 
     What depends only on the path and form — the route, dtype and form verdicts, and which alignment each
@@ -56,7 +50,7 @@ def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
     params = call.params
     for position, rule, field, kind, low, high, multiple in checks.ranges:
         value = params[field]
-        if kind == "multiple":
+        if kind is RuleKind.MULTIPLE:
             if value % multiple:
                 found.append((position, Breach(rule, f"{field} = {value} is not a multiple of {multiple}")))
         elif low is not None and value < low:
@@ -71,11 +65,7 @@ def static_breaches(call: Call, relations: dict[str, Relation]) -> list[Breach]:
                                                      f"is not {align}-byte aligned")))
                 break
     for position, rule in checks.relations:
-        check = relations.get(rule.check)
-        if check is None:
-            raise NotImplementedError(f"rule {rule.id} ({rule.file}:{rule.line}) names check '{rule.check}', "
-                                      f"which the {call.api.name} reference does not define")
-        detail = check(call, rule)
+        detail = relations[rule.check](call, rule)   # every check name is there (reference.apis.module_for)
         if detail is not None:
             found.append((position, Breach(rule, detail)))
     if len(found) > 1:
@@ -96,27 +86,27 @@ class _Checks:
     relations: tuple[tuple[int, Rule], ...]
 
     @classmethod
-    def of(cls, call: Call, index: SpecIndex, relations: dict[str, Relation]) -> "_Checks":
+    def of(cls, call: Call, index: SpecIndex, relations: Mapping[str, Relation]) -> "_Checks":
         rules = index.rules_for(call.api.name, call.product.id)
         route_ok = _route_ok(call, index)
         path = _path(call)
         fixed, ranges, alignments, related = [], [], [], []
         for position, rule in enumerate(rules):
-            if rule.kind in PATH_KINDS:
-                detail = _judge(call, rule, route_ok, relations, path)
+            if rule.kind.path_only:
+                detail = _judge(call, rule, route_ok, path)
                 if detail is not None:
-                    disputed_by = _route_extension(call, rules) if rule.kind == "route" else None
+                    disputed_by = _route_extension(call, rules) if rule.kind is RuleKind.ROUTE else None
                     fixed.append((position, Breach(rule, detail, disputed_by)))
-            elif rule.kind in ("range", "multiple"):
+            elif rule.kind in (RuleKind.RANGE, RuleKind.MULTIPLE):
                 field = call.form.fields.get(rule.field)
                 if field is not None and field.array_of is None:   # a scalar parameter of this form
                     ranges.append((position, rule, rule.field, rule.kind, rule.min, rule.max, rule.multiple))
-            elif rule.kind == "alignment":
-                demands = tuple((name, call.dtype(name).size if rule.bytes == "sizeof" else rule.bytes)
+            elif rule.kind is RuleKind.ALIGNMENT:
+                demands = tuple((name, rule.alignment(call.dtype(name)))
                                 for name in rule.operands if rule.where.covers(call.operand(name).position))
                 if demands:
                     alignments.append((position, rule, demands))
-            elif rule.kind == "relation":
+            elif rule.kind is RuleKind.RELATION:
                 related.append((position, rule))
             # bounds, capacity, overlap and semantics rules are judged while planning the transfer
         return cls(tuple(fixed), tuple(ranges), tuple(alignments), tuple(related))
@@ -125,7 +115,7 @@ class _Checks:
 def _route_extension(call: Call, rules: tuple[Rule, ...]) -> str | None:
     """A disputed rule whose alternative reading documents this route on this product (e.g. D19)."""
     route = (call.case.src.position, call.case.dst.position)
-    return next((rule.id for rule in rules if rule.kind == "route" and route in rule.routes), None)
+    return next((rule.id for rule in rules if rule.kind is RuleKind.ROUTE and route in rule.routes), None)
 
 
 def _route_ok(call: Call, index: SpecIndex) -> bool:
@@ -140,22 +130,22 @@ def _path(call: Call):
                                case.src.dtype, case.dst.dtype)
 
 
-def _judge(call: Call, rule: Rule, route_ok: bool, relations: dict[str, Relation], path) -> str | None:
+def _judge(call: Call, rule: Rule, route_ok: bool, path) -> str | None:
     """The breach of a route, dtype or form rule (these depend on the path and form alone)."""
     case = call.case
     route = f"{case.src.position} -> {case.dst.position}"
-    if rule.kind == "route":
+    if rule.kind is RuleKind.ROUTE:
         if rule.routes:  # a disputed extension, consulted through _route_extension
             return None
         return None if route_ok else f"{route} is not a documented {call.api.name} path on {call.product.id}"
-    if rule.kind == "dtype":
+    if rule.kind is RuleKind.DTYPE:
         if not route_ok:
             return None
-        if rule.status == "documented":
+        if rule.status is Status.DOCUMENTED:
             return None if path else (f"{case.src.dtype} -> {case.dst.dtype} is not documented for "
                                       f"{route} on {call.product.id}")
         return f"{path.label} depends on {rule.id}" if path and rule.id in path.depends_on else None
-    if rule.kind == "form":
+    if rule.kind is RuleKind.FORM:
         if path is None or call.form.name in path.forms:
             return None
         return f"the {call.form.name} form is not documented for {path.label} (documented: {', '.join(path.forms)})"

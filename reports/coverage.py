@@ -30,9 +30,10 @@ from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
-from ascendc_conformance.format.results import thaw
+from ascendc_conformance.format.results import TestKind, thaw
+from ascendc_conformance.format.tags import Tag, TagKind
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import SEED
+from ascendc_conformance.spec.model import SEED, Status
 
 NOT_SELECTED = "not selected"
 NOT_RUN = "not run"
@@ -264,7 +265,7 @@ def _resolve_products(spec, names, notes: list[str]) -> tuple[str, ...]:
 def _cells(spec, results: RunResults, products, apis, notes: list[str]) -> list[Cell]:
     legal: dict[tuple, list[TestResult]] = {}
     for test in results.tests:
-        if test.kind == "legal" and test.product and test.api and test.route and test.src_dtype:
+        if test.kind is TestKind.LEGAL and test.product and test.api and test.route and test.src_dtype:
             key = (test.product, test.api, test.route, test.src_dtype, test.dst_dtype or test.src_dtype)
             legal.setdefault(key, []).append(test)
     cells = []
@@ -310,11 +311,12 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
     disputed: dict[str, int] = {}
     about: dict[str, list[TestResult]] = {}
     for test in results.tests:
-        for tag, n in test.tags.items():
-            if tag.startswith("hit:"):
-                _count(hits, tag[4:], n)
-            elif tag.startswith("boundary:"):
-                _count(bounds, tag[len("boundary:"):].rsplit(":", 1)[0], n)
+        for text, n in test.tags.items():
+            tag = Tag.parse(text)
+            if tag is not None and tag.kind is TagKind.HIT:
+                _count(hits, tag.subject, n)
+            elif tag is not None and tag.kind is TagKind.BOUNDARY:
+                _count(bounds, tag.subject, n)
         for point, seen in test.disputed.items():
             _count(disputed, point, sum(seen.values()))
         if test.rule:
@@ -324,7 +326,7 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
         tests = about.get(rule.id, [])
         illegal: dict[str, int] = {}
         for test in tests:
-            if test.kind == "illegal":
+            if test.kind is TestKind.ILLEGAL:
                 for outcome, n in test.counts.items():
                     _count(illegal, outcome, n)
         exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + sum(t.cases for t in tests))
@@ -335,7 +337,7 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
             missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
-            other_rule=sum(t.other_rule for t in tests if t.kind == "illegal"),
+            other_rule=sum(t.other_rule for t in tests if t.kind is TestKind.ILLEGAL),
             disputed_cases=disputed.get(rule.dispute, 0) if rule.dispute else 0, failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
@@ -344,7 +346,7 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
 def _inseparable(rule, tests: list[TestResult]) -> str | None:
     """"inseparable from <rules>" when every fault test of the rule that ran is a variant the spec calls
     inseparable: its rejections may be for those rules, so they do not count as covering this one."""
-    variants = {t.test_id.rstrip("]").rsplit(":", 1)[-1] for t in tests if t.kind == "illegal" and t.ran}
+    variants = {t.variant for t in tests if t.kind is TestKind.ILLEGAL and t.ran}
     entries = [rule.inseparable_variant(variant) for variant in sorted(variants)]
     if not entries or None in entries:
         return None
@@ -356,7 +358,7 @@ def _selected(rule, products, apis) -> bool:
 
 
 def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, incomplete: bool = False) -> str:
-    if rule.status == "unspecified":
+    if rule.status is Status.UNSPECIFIED:
         return REASON_UNSPECIFIED
     if not _selected(rule, products, apis):
         return REASON_NOT_SELECTED
@@ -364,7 +366,7 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_NOT_SUPPORTED
     if any(t.skip is SkipReason.NOT_VALIDATING for t in tests):
         return REASON_NOT_VALIDATING
-    if any(t.kind == "boundary" and t.skip is SkipReason.UNREACHABLE for t in tests):
+    if any(t.kind is TestKind.BOUNDARY and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
     if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):
         return REASON_NEEDS_EXTENSION

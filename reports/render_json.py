@@ -20,7 +20,7 @@ from ascendc_conformance.reports.coverage import Coverage, build_coverage, certi
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
 
-from ascendc_conformance.format.results import format_params
+from ascendc_conformance.format.results import TestKind, format_params
 from ascendc_conformance.judge.diff import format_diff
 from ascendc_conformance.spec.loader import load_spec
 
@@ -130,7 +130,7 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
     coverage = coverage or build_coverage(results, spec)
     certification = certify(results, coverage)
     failures = [_failure(t, report_dir) for t in results.tests if t.verdict in FAILURE_VERDICTS]
-    kinds = ("legal", "boundary", "illegal")
+    kinds = (TestKind.LEGAL, TestKind.BOUNDARY, TestKind.ILLEGAL)   # smoke failures come last: a full test repeats them
     failures.sort(key=lambda f: (kinds.index(f["kind"]) if f["kind"] in kinds else len(kinds), f["test_id"]))
     notes = list(results.notes) + list(coverage.notes)
     return {

@@ -18,9 +18,10 @@ import re
 import xml.etree.ElementTree as ET
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.reports.coverage import reading_rows
 
-KIND_ORDER = ("legal", "illegal", "boundary")
+KIND_ORDER = (TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)
 _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 

@@ -266,12 +266,12 @@ class _Builder:
             capacities = {}
             for memory, c in p["capacities"].items():
                 self._known(f, ("products", i, "capacities", memory), memory, memories, "memory")
-                capacities[memory] = model.Capacity(memory, c["bytes"], c["status"], _citation(c["citation"]),
+                capacities[memory] = model.Capacity(memory, c["bytes"], model.Status(c["status"]), _citation(c["citation"]),
                                                     c.get("rule"), model.frozen_map(c.get("alternatives")))
             products.append(model.Product(
                 id=p["id"], display_name=p["display_name"], seed_names=tuple(p["seed_names"]),
-                aliases=tuple(p["aliases"]), arch=p["arch"], status=p["status"], citation=_citation(p["citation"]),
-                positions=model.frozen_map(p["positions"]["map"]), positions_status=p["positions"]["status"],
+                aliases=tuple(p["aliases"]), arch=p["arch"], status=model.Status(p["status"]), citation=_citation(p["citation"]),
+                positions=model.frozen_map(p["positions"]["map"]), positions_status=model.Status(p["positions"]["status"]),
                 positions_dispute=p["positions"].get("dispute"), capacities=model.frozen_map(capacities)))
         self.product_ids = [p.id for p in products]
         self.position_names = positions
@@ -340,15 +340,17 @@ class _Builder:
                 for k, position in enumerate(route):
                     self._known(f, path + ("routes", j, k), position, self.position_names, "TPosition")
             where = r.get("where")
-            default_outcome = r.get("default_outcome", "legal" if r["status"] == "vendor-only" else "illegal")
+            status = model.Status(r["status"])
+            default_outcome = model.DefaultOutcome(r.get("default_outcome", model.DefaultOutcome.LEGAL
+                                                         if status is model.Status.VENDOR_ONLY else model.DefaultOutcome.ILLEGAL))
             rule = model.Rule(
-                id=r["id"], api=api, kind=r["kind"], status=r["status"],
+                id=r["id"], api=api, kind=model.RuleKind(r["kind"]), status=status,
                 products=self._products_sel(f, path + ("products",), r["products"]),
                 citation=_citation(r["citation"]), description=r["description"], file=f.name,
                 line=f.line(path), dispute=r.get("dispute"), default_outcome=default_outcome,
                 field=r.get("field"), min=r.get("min"), max=r.get("max"), multiple=r.get("multiple"),
                 operands=tuple(r.get("operands", ())),
-                where=model.Where(where.get("space"), tuple(where.get("positions", ())),
+                where=model.Where(model.Space(where["space"]) if "space" in where else None, tuple(where.get("positions", ())),
                                   tuple(where.get("except_positions", ()))) if where else None,
                 bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
                 routes=tuple(tuple(route) for route in r.get("routes", ())),
@@ -426,9 +428,10 @@ class _Builder:
                 self._known(f, ("semantics", "units", i, "dst_positions", j), position, self.position_names, "TPosition")
             units.append(model.TransferUnits(
                 u["name"], tuple(u.get("dst_positions", ())), u["block_bytes"],
-                model.Gap(u["src_gap"]["bytes"], u["src_gap"]["measure"]),
-                model.Gap(u["dst_gap"]["bytes"], u["dst_gap"]["measure"]),
-                u["count_round_bytes"], _citation(u["citation"]), model.frozen_map(u.get("depends_on")),
+                model.Gap(u["src_gap"]["bytes"], model.GapMeasure(u["src_gap"]["measure"])),
+                model.Gap(u["dst_gap"]["bytes"], model.GapMeasure(u["dst_gap"]["measure"])),
+                u["count_round_bytes"], _citation(u["citation"]),
+                model.frozen_map({model.UnitsCondition(c): rule for c, rule in u.get("depends_on", {}).items()}),
                 u.get("block_side", "src")))
             for condition, rule_id in u.get("depends_on", {}).items():
                 self.rule_refs.append((f, ("semantics", "units", i, "depends_on", condition), rule_id))
@@ -436,7 +439,7 @@ class _Builder:
             self.rule_refs.append((f, ("semantics", "dst_gap_ignored_by"), semantics["dst_gap_ignored_by"]))
         api_rules = self._rules(f, name, rules)
         for i, rule in enumerate(api_rules):
-            if rule.field and rule.kind in ("range", "multiple"):
+            if rule.field and rule.kind in (model.RuleKind.RANGE, model.RuleKind.MULTIPLE):
                 fields = {fn for form in forms.values() for fn in form.fields}
                 self._known(f, ("rules", i, "field"), rule.field, sorted(fields), "parameter field")
         self.path_deps += [(f, i, p.get("depends_on", [])) for i, p in enumerate(data["paths"])]

@@ -11,14 +11,76 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ascendc_conformance.format.errors import ReadingError
+from ascendc_conformance.format.words import Word
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 SEED = "seed"   # the name of every point's default alternative, and of the reading that takes them all
+SIZEOF = "sizeof"   # an alignment rule's `bytes` that means "the operand's element size"
 
 
 def frozen_map(mapping: Mapping | None = None) -> Mapping:
     """A read-only view of a dict, so the frozen dataclasses stay immutable all the way down."""
     return MappingProxyType(dict(mapping or {}))
+
+
+class RuleKind(Word):
+    """What a rule constrains (spec/schema/spec.schema.json `rule.kind`)."""
+
+    RANGE = "range"           # a parameter's value lies within [min, max]
+    MULTIPLE = "multiple"     # a parameter's value is a multiple of `multiple`
+    ALIGNMENT = "alignment"   # an operand's start address is aligned
+    ROUTE = "route"           # the (src, dst) TPosition pair is documented on the product
+    DTYPE = "dtype"           # the dtypes are documented for the path
+    FORM = "form"             # the parameter form is documented for the path
+    RELATION = "relation"     # a relation between parameters, checked by the API's reference module
+    BOUNDS = "bounds"         # every access lies in the case's memory regions
+    CAPACITY = "capacity"     # every access lies below the memory's capacity
+    OVERLAP = "overlap"       # accesses of one call overlap (unspecified)
+    SEMANTICS = "semantics"   # a disputed reading of what the call moves
+
+    @property
+    def path_only(self) -> bool:
+        """Rules of this kind depend only on the path (product, API, route, dtypes, form), never on values."""
+        return self in (RuleKind.ROUTE, RuleKind.DTYPE, RuleKind.FORM)
+
+
+class Status(Word):
+    """How well the sources establish a rule or a fact (a capacity, a position map, a product)."""
+
+    DOCUMENTED = "documented"     # the seeds state it
+    DISPUTED = "disputed"         # the sources disagree: a disputed point decides (spec/disputes.yaml)
+    VENDOR_ONLY = "vendor-only"   # only the vendor's newer documents or code state it
+    UNSPECIFIED = "unspecified"   # the documents leave the outcome open: never generated
+
+
+class DefaultOutcome(Word):
+    """Whether breaking a rule makes a call illegal under the default (seed) reading."""
+
+    LEGAL = "legal"
+    ILLEGAL = "illegal"
+
+
+class GapMeasure(Word):
+    """How a DataCopy gap counts: from the end of one burst to the start of the next, or start to start."""
+
+    END_TO_START = "end-to-start"
+    START_TO_START = "start-to-start"
+
+
+class Space(Word):
+    """Where an operand lies: GM, or a local buffer (an alignment rule's `where.space`)."""
+
+    GLOBAL = "global"
+    LOCAL = "local"
+
+
+class UnitsCondition(Word):
+    """When a DataCopy units entry's disputed readings move different bytes (spec `semantics.units[].depends_on`)."""
+
+    MULTI_BURST = "multi_burst"        # blockCount > 1 (the gap measure decides where later bursts go)
+    DST_GAP = "dst_gap"                # blockCount > 1 and dstGap != 0 (the gap unit decides)
+    COUNT_ROUNDING = "count_rounding"  # a count form whose bytes round differently to the unit and to 32 B
+    MIXED_DTYPES = "mixed_dtypes"      # the source and destination dtypes differ (whose bytes blockLen counts)
 
 
 class ShortRepr:
@@ -49,7 +111,7 @@ class Dtype:
 class Capacity:
     memory: str
     bytes: int
-    status: str
+    status: Status
     citation: Citation
     rule: str | None = None
     alternatives: Mapping[str, int] = dc_field(default_factory=frozen_map)
@@ -62,10 +124,10 @@ class Product:
     seed_names: tuple[str, ...]
     aliases: tuple[str, ...]
     arch: str
-    status: str
+    status: Status
     citation: Citation
     positions: Mapping[str, str]
-    positions_status: str
+    positions_status: Status
     positions_dispute: str | None
     capacities: Mapping[str, Capacity]
 
@@ -124,7 +186,7 @@ class Path(ShortRepr):
 class Where:
     """Which operand placements an alignment rule covers."""
 
-    space: str | None = None
+    space: Space | None = None
     positions: tuple[str, ...] = ()
     except_positions: tuple[str, ...] = ()
 
@@ -133,9 +195,9 @@ class Where:
             return False
         if position in self.except_positions:
             return False
-        if self.space == "global":
+        if self.space is Space.GLOBAL:
             return position == "GM"
-        if self.space == "local":
+        if self.space is Space.LOCAL:
             return position != "GM"
         return True
 
@@ -157,15 +219,15 @@ class Inseparable:
 class Rule:
     id: str
     api: str | None
-    kind: str
-    status: str
+    kind: RuleKind
+    status: Status
     products: tuple[str, ...]
     citation: Citation
     description: str
     file: str
     line: int | None
     dispute: str | None = None
-    default_outcome: str = "illegal"
+    default_outcome: DefaultOutcome = DefaultOutcome.ILLEGAL
     field: str | None = None
     min: int | None = None
     max: int | None = None
@@ -178,6 +240,10 @@ class Rule:
     routes: tuple[tuple[str, str], ...] = ()
     inseparable: tuple[Inseparable, ...] = ()
 
+    def alignment(self, dtype: Dtype) -> int:
+        """The start alignment in bytes this alignment rule asks of an operand of `dtype`."""
+        return dtype.size if self.bytes == SIZEOF else int(self.bytes)
+
     def inseparable_variant(self, variant: str) -> Inseparable | None:
         return next((entry for entry in self.inseparable if entry.variant == variant), None)
 
@@ -187,13 +253,13 @@ class Rule:
     @property
     def illegal_by_default(self) -> bool:
         """Breaking the rule makes the call illegal under the suite's default reading."""
-        return self.default_outcome == "illegal" and self.status != "unspecified"
+        return self.default_outcome is DefaultOutcome.ILLEGAL and self.status is not Status.UNSPECIFIED
 
     def to_json(self) -> dict:
         data = {
-            "id": self.id, "api": self.api, "kind": self.kind, "status": self.status,
+            "id": self.id, "api": self.api, "kind": self.kind.value, "status": self.status.value,
             "products": list(self.products), "citation": str(self.citation),
-            "description": self.description, "default_outcome": self.default_outcome,
+            "description": self.description, "default_outcome": self.default_outcome.value,
             "file": self.file, "line": self.line,
         }
         for key in ("dispute", "field", "min", "max", "multiple", "bytes", "check"):
@@ -214,11 +280,11 @@ class Rule:
 @dataclass(frozen=True)
 class Gap:
     bytes: int
-    measure: str
+    measure: GapMeasure
 
     @property
     def start_to_start(self) -> bool:
-        return self.measure == "start-to-start"
+        return self.measure is GapMeasure.START_TO_START
 
 
 @dataclass(frozen=True)
@@ -232,7 +298,7 @@ class TransferUnits:
     dst_gap: Gap
     count_round_bytes: int
     citation: Citation
-    depends_on: Mapping[str, str] = dc_field(default_factory=frozen_map)
+    depends_on: Mapping[UnitsCondition, str] = dc_field(default_factory=frozen_map)   # condition -> disputed rule
     block_side: str = "src"   # whose bytes blockLen's unit counts (D13)
 
 
@@ -249,6 +315,12 @@ class Api:
     constants: Mapping[str, int]
     units: tuple[TransferUnits, ...] = ()
     dst_gap_ignored_by: str | None = None
+
+    @property
+    def module(self) -> str:
+        """The name of the API's modules in the layers that implement it: its spec file's name without
+        `.yaml` (spec/datacopy_slice.yaml -> reference/apis/datacopy_slice.py, strategies/apis/datacopy_slice.py)."""
+        return self.file.rsplit(".", 1)[0]
 
     def constant(self, name: str) -> int:
         """A named constant of the API's semantics; a missing one is a spec error naming the file."""
@@ -271,7 +343,12 @@ class Api:
         """The catch-all unit entry (no dst_positions): the 32-B DataBlock reading."""
         return next(units for units in self.units if not units.dst_positions)
 
-    def rules_of_kind(self, kind: str) -> tuple[Rule, ...]:
+    @cached_property
+    def relation_checks(self) -> frozenset[str]:
+        """The `check` names of the API's relation rules (what its modules' check tables must hold)."""
+        return frozenset(rule.check for rule in self.rules if rule.kind is RuleKind.RELATION)
+
+    def rules_of_kind(self, kind: RuleKind) -> tuple[Rule, ...]:
         return tuple(rule for rule in self.rules if rule.kind == kind)
 
 
@@ -369,8 +446,10 @@ class Reading:
         changes = self._units.get(units.name)
         if not changes:
             return units
-        gaps = {side: replace(getattr(units, side), **{key: changes[f"{side}_{key}"] for key in ("bytes", "measure")
-                                                       if f"{side}_{key}" in changes})
+        gaps = {side: replace(getattr(units, side),
+                              **({"bytes": changes[f"{side}_bytes"]} if f"{side}_bytes" in changes else {}),
+                              **({"measure": GapMeasure(changes[f"{side}_measure"])} if f"{side}_measure" in changes
+                                 else {}))
                 for side in ("src_gap", "dst_gap")}
         plain = {key: value for key, value in changes.items() if not key.startswith(("src_gap_", "dst_gap_"))}
         return replace(units, **gaps, **plain)

@@ -11,10 +11,12 @@ from typing import Iterable
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.format import tags
+from ascendc_conformance.format.tags import BoundSide
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Rule, ShortRepr, Spec
-from ascendc_conformance.strategies.apis import MODULES
+from ascendc_conformance.spec.model import Rule, RuleKind, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.cases import draft, extensions_of, finish
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
@@ -23,7 +25,7 @@ from ascendc_conformance.strategies.legal import contexts, select_paths
 @dataclass(frozen=True, repr=False)
 class Boundary(ShortRepr):
     rule: Rule
-    side: str                          # "min" or "max"
+    side: BoundSide
     legal_value: int
     illegal_value: int
     contexts: tuple[PathContext, ...]  # where the legal value is reachable
@@ -47,7 +49,7 @@ class Boundary(ShortRepr):
     @st.composite
     def _case(draw, self, ctx: PathContext) -> dict:
         d = draft(draw, ctx, {self.rule.field: self.legal_value})
-        d.tags.append(f"boundary:{self.rule.id}:{self.side}")
+        d.tags.append(tags.boundary(self.rule.id, self.side))
         return finish(draw, d)
 
 
@@ -58,7 +60,7 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
     paths = select_paths(spec, products, apis)
     pairs = []
     for rule in spec.rules.values():
-        if rule.kind != "range" or not rule.illegal_by_default:
+        if rule.kind is not RuleKind.RANGE or not rule.illegal_by_default:
             continue
         candidates = [c for c in contexts(spec, [p for p in paths if p.api == rule.api and rule.applies_to(p.product)])
                       if rule.field in c.api.forms[c.form].fields]
@@ -66,10 +68,10 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
             continue
         for side, legal, illegal in _sides(rule, candidates[0]):
             pins = {rule.field: legal}
-            reach = tuple(c for c in candidates if MODULES[c.api.name].reachable(c, pins))
+            reach = tuple(c for c in candidates if module_for(c.api).reachable(c, pins))
             if not reach:   # a tensor start far from the touched GM bytes (e.g. startIndex x 512 B)
                 reach = tuple(c.detaching() for c in candidates
-                              if c.touches_gm and MODULES[c.api.name].reachable(c.detaching(), pins))
+                              if c.touches_gm and module_for(c.api).reachable(c.detaching(), pins))
             labels = {c.label for c in reach}
             missing = tuple(_shortfall(c.detaching() if c.touches_gm else c, pins)
                             for c in candidates if c.label not in labels)
@@ -80,9 +82,11 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
 def _shortfall(ctx: PathContext, pins: dict) -> str:
     """Why a pinned value cannot be reached on a path: the buffer its smallest call overruns, and by how much
     (or the rule of the path it conflicts with when it fits every buffer)."""
-    problem = MODULES[ctx.api.name].problem(ctx, pins)
-    values = {field.name: field.low for field in problem.fields} | dict(problem.pins)
-    extents = MODULES[ctx.api.name].footprint(ctx, problem.materialise(values))
+    module = module_for(ctx.api)
+    params = module.smallest_params(ctx, pins)
+    if params is None:
+        return f"{ctx.label}: {', '.join(f'{k} = {v}' for k, v in pins.items())} cannot be met on this path"
+    extents = module.footprint(ctx, params)
     for operand in sorted(("src", "dst"), key=lambda op: ctx.memory(op) == "GM"):   # buffers first
         memory = ctx.memory(operand)
         need = sum(layout.reach(extents, operand))
@@ -92,13 +96,13 @@ def _shortfall(ctx: PathContext, pins: dict) -> str:
     return f"{ctx.label}: {', '.join(f'{k} = {v}' for k, v in pins.items())} conflicts with another rule of the path"
 
 
-def _sides(rule: Rule, ctx: PathContext) -> list[tuple[str, int, int]]:
+def _sides(rule: Rule, ctx: PathContext) -> list[tuple[BoundSide, int, int]]:
     """(side, just-legal value, just-illegal value) per bound; one side when both bounds are the same value
     (a field that must be 0), so that no boundary test is run twice under one id."""
     step = ctx.field_multiple(rule.field)
     sides = []
     if rule.min is not None:
-        sides.append(("min", -(-rule.min // step) * step, rule.min - 1))
+        sides.append((BoundSide.MIN, -(-rule.min // step) * step, rule.min - 1))
     if rule.max is not None and not (sides and sides[0][1] == rule.max // step * step):
-        sides.append(("max", rule.max // step * step, rule.max + step))
+        sides.append((BoundSide.MAX, rule.max // step * step, rule.max + step))
     return sides

@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 
 from hypothesis import reject
 
+from ascendc_conformance.format import tags
 from ascendc_conformance.format.case import DETACHED_TENSOR
+from ascendc_conformance.format.tags import BoundSide
+from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
-from ascendc_conformance.strategies.apis import MODULES
+from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 
 
@@ -31,11 +34,26 @@ class Draft:
 def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
     """A legal draft for `ctx`; a pin that cannot fit rejects the example (and is reported as unreachable)."""
     try:
-        params, extents = MODULES[ctx.api.name].draw_params(draw, ctx, pinned or {})
+        params, extents = module_for(ctx.api).draw_params(draw, ctx, pinned or {})
         addresses = layout.place(draw, ctx, extents)
     except Unreachable:
         reject()
     return Draft(ctx, params, extents, addresses, layout.regions(ctx, addresses, extents))
+
+
+def settle(draw, d: Draft) -> None:
+    """Size the draft for its edited parameters: the footprint of the faulty call, the operands placed anew
+    where they no longer fit it, regions over the bytes it touches. A call that cannot fit at all is given
+    up (the memory-bounds or capacity rule would be broken too)."""
+    d.extents = module_for(d.ctx.api).footprint(d.ctx, d.params)
+    if not layout.fits(d.ctx, d.extents):
+        reject()
+    if not layout.holds(d.ctx, d.addresses, d.extents):
+        try:
+            d.addresses = layout.place(draw, d.ctx, d.extents)
+        except Unreachable:
+            reject()
+    d.spans = layout.regions(d.ctx, d.addresses, d.extents)
 
 
 def finish(draw, d: Draft, zero_fill: bool = False) -> dict:
@@ -48,7 +66,7 @@ def finish(draw, d: Draft, zero_fill: bool = False) -> dict:
             "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans, zero_fill)}
     if ctx.detached:
         case["extensions"] = [DETACHED_TENSOR]
-    case["tags"] = [f"path:{ctx.label}", f"form:{ctx.form}", *_rule_tags(ctx, d.params), *d.tags]
+    case["tags"] = [tags.path(ctx.label), tags.form(ctx.form), *_rule_tags(ctx, d.params), *d.tags]
     return case
 
 
@@ -58,14 +76,14 @@ def extensions_of(ctxs) -> frozenset[str]:
 
 
 def _rule_tags(ctx: PathContext, params: dict) -> list[str]:
-    """`hit:<rule>` for the range rules a case exercises and `boundary:<rule>:min|max` where it sits on one."""
-    tags = []
+    """A hit tag for the range rules a case exercises and a boundary tag where it sits on one of their bounds."""
+    found = []
     for rule in ctx.rules():
-        if rule.kind != "range" or rule.field not in params or not rule.illegal_by_default:
+        if rule.kind is not RuleKind.RANGE or rule.field not in params or not rule.illegal_by_default:
             continue
-        tags.append(f"hit:{rule.id}")
+        found.append(tags.hit(rule.id))
         value = params[rule.field]
-        for side in ("min", "max"):
-            if getattr(rule, side) is not None and value == getattr(rule, side):
-                tags.append(f"boundary:{rule.id}:{side}")
-    return tags
+        for side, bound in ((BoundSide.MIN, rule.min), (BoundSide.MAX, rule.max)):
+            if bound is not None and value == bound:
+                found.append(tags.boundary(rule.id, side))
+    return found

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, ShortRepr, Spec
+from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, RuleKind, ShortRepr, Spec
 
 
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
@@ -133,13 +133,13 @@ class PathContext(ShortRepr):
         ctype = self._field(field).ctype
         low, high = self.spec.ctypes[ctype]
         for rule in self.rules():
-            if rule.kind == "range" and rule.field == field and rule.illegal_by_default:
+            if rule.kind is RuleKind.RANGE and rule.field == field and rule.illegal_by_default:
                 low = max(low, rule.min) if rule.min is not None else low
                 high = min(high, rule.max) if rule.max is not None else high
         return low, high
 
     def field_multiple(self, field: str) -> int:
-        multiples = [rule.multiple for rule in self.rules() if rule.kind == "multiple" and rule.field == field]
+        multiples = [rule.multiple for rule in self.rules() if rule.kind is RuleKind.MULTIPLE and rule.field == field]
         return math.lcm(*multiples) if multiples else 1
 
     def _field(self, name: str):
@@ -160,14 +160,14 @@ class PathContext(ShortRepr):
         return self._alignments[operand]
 
     def _strictest_alignment(self, operand: str) -> int:
-        position, size = self.position(operand), self.dtype(operand).size
-        aligns = [size if rule.bytes == "sizeof" else rule.bytes for rule in self.rules()
-                  if rule.kind == "alignment" and operand in rule.operands and rule.where.covers(position)]
+        position, dtype = self.position(operand), self.dtype(operand)
+        aligns = [rule.alignment(dtype) for rule in self.rules()
+                  if rule.kind is RuleKind.ALIGNMENT and operand in rule.operands and rule.where.covers(position)]
         return math.lcm(1, *aligns)
 
     def relation_args(self, check: str) -> dict:
         """The args of the API's relation rule with this check name (e.g. transpose routes and dtypes)."""
         for rule in self.api.rules:
-            if rule.kind == "relation" and rule.check == check:
+            if rule.kind is RuleKind.RELATION and rule.check == check:
                 return dict(rule.args)
         raise KeyError(f"{self.api.name} has no relation rule with check '{check}'")

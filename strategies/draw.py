@@ -41,6 +41,10 @@ class Problem:
             return False
         return self.legal({field.name: field.low for field in self.fields} | dict(self.pins))
 
+    def smallest(self) -> dict:
+        """The parameters with every variable at its minimum and the pins at their values, fitting or not."""
+        return self.materialise({field.name: field.low for field in self.fields} | dict(self.pins))
+
     def draw(self, draw) -> dict:
         if not self.reachable():
             raise Unreachable(f"{dict(self.pins)} cannot be met")

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.spec.model import Path, ShortRepr, Spec
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
@@ -47,9 +48,13 @@ class Smoke(ShortRepr):
     item: RouteForm | Fault | Boundary
 
     @property
+    def kind(self) -> TestKind:
+        """The kind of full test the smoke case stands for."""
+        return {RouteForm: TestKind.LEGAL, Fault: TestKind.ILLEGAL, Boundary: TestKind.BOUNDARY}[type(self.item)]
+
+    @property
     def id(self) -> str:
-        kind = {RouteForm: "legal", Fault: "illegal", Boundary: "boundary"}[type(self.item)]
-        return f"{kind}:{self.item.id}"
+        return f"{self.kind}:{self.item.id}"
 
     @property
     def api(self) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Mapping
 import jsonschema
 
 from ascendc_conformance.format.errors import CaseError
+from ascendc_conformance.format.words import Word
 
 CASE_FORMAT = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
@@ -144,9 +145,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
+class ResultStatus(Word):
+    """What a call did (result v1 `status`)."""
+
+    OK = "ok"                    # the call moved its bytes: `memory` holds every region afterwards
+    REJECTED = "rejected"        # the call is illegal: `rules` names the rules it breaks
+    ERROR = "error"              # the case is malformed (or the target failed in its own words)
+    UNSPECIFIED = "unspecified"  # the documents leave the outcome open (the reference only)
+
+    @property
+    def names_rules(self) -> bool:
+        """A result of this status carries `rules`."""
+        return self in (ResultStatus.REJECTED, ResultStatus.UNSPECIFIED)
+
+
 @dataclass(frozen=True)
 class Result:
-    status: str
+    status: ResultStatus
     memory: Mapping[str, Region] | None = None
     rules: tuple[str, ...] = ()
     message: str = ""
@@ -154,26 +169,26 @@ class Result:
 
     @classmethod
     def ok(cls, memory: Mapping[str, Region], depends_on: tuple[str, ...] = ()) -> "Result":
-        return cls("ok", memory=MappingProxyType(dict(memory)), depends_on=depends_on)
+        return cls(ResultStatus.OK, memory=MappingProxyType(dict(memory)), depends_on=depends_on)
 
     @classmethod
     def rejected(cls, rules: tuple[str, ...], message: str, depends_on: tuple[str, ...] = ()) -> "Result":
-        return cls("rejected", rules=rules, message=message, depends_on=depends_on)
+        return cls(ResultStatus.REJECTED, rules=rules, message=message, depends_on=depends_on)
 
     @classmethod
     def unspecified(cls, rules: tuple[str, ...], message: str) -> "Result":
-        return cls("unspecified", rules=rules, message=message)
+        return cls(ResultStatus.UNSPECIFIED, rules=rules, message=message)
 
     @classmethod
     def error(cls, message: str) -> "Result":
-        return cls("error", message=message)
+        return cls(ResultStatus.ERROR, message=message)
 
     def to_json(self, memory_json: dict | None = None) -> dict:
         """The result v1 dict; `memory_json`, when given, is the already encoded memory to put in it."""
-        data: dict[str, Any] = {"status": self.status}
+        data: dict[str, Any] = {"status": self.status.value}
         if self.memory is not None:
             data["memory"] = memory_json if memory_json is not None else encode_memory(self.memory)
-        if self.status in ("rejected", "unspecified"):
+        if self.status.names_rules:
             data["rules"] = list(self.rules)
         if self.message:
             data["message"] = self.message
@@ -188,6 +203,6 @@ class Result:
         if errors:
             raise CaseError(f"result: {errors[0].message}")
         memory = decode_memory("result.memory", data["memory"]) if "memory" in data else None
-        return cls(data["status"], memory=MappingProxyType(memory) if memory is not None else None,
+        return cls(ResultStatus(data["status"]), memory=MappingProxyType(memory) if memory is not None else None,
                    rules=tuple(data.get("rules", ())), message=data.get("message", ""),
                    depends_on=tuple(data.get("depends_on", ())))

@@ -6,10 +6,10 @@ its heat-map symbol) is a property here, never a list kept elsewhere.
 """
 from __future__ import annotations
 
-from enum import Enum
+from ascendc_conformance.format.words import Word
 
 
-class Outcome(str, Enum):
+class Outcome(Word):
     """A verdict, listed worst first (a test reports the worst of its cases; a merge keeps the worse)."""
 
     CRASHED = "crashed"
@@ -24,12 +24,6 @@ class Outcome(str, Enum):
     NOT_SUPPORTED = "not-supported"
     PASS = "pass"
     SKIPPED = "skipped"   # a test that judged no case (see SkipReason); never a case's outcome
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __hash__(self) -> int:   # as its spelling's, so that "fail" and Outcome.FAIL are one key of a dict or set
-        return str.__hash__(self)
 
     @property
     def severity(self) -> int:
@@ -52,12 +46,8 @@ class Outcome(str, Enum):
         return _SYMBOL[self]
 
     @classmethod
-    def parse(cls, text: str) -> Outcome:
-        """The member spelled `text`; ValueError listing the known spellings otherwise."""
-        try:
-            return cls(text)
-        except ValueError:
-            raise ValueError(f"unknown verdict {text!r}; expected one of {', '.join(m.value for m in cls)}") from None
+    def parse(cls, text: object, what: str | None = "verdict") -> Outcome:
+        return super().parse(text, what)
 
 
 _ORDER = tuple(Outcome)
@@ -74,19 +64,13 @@ _SYMBOL = {Outcome.PASS: "ok", Outcome.FAIL: "FAIL", Outcome.MISSED_REJECT: "MIS
 FAILURES = _FAILURES
 
 
-class SkipReason(str, Enum):
+class SkipReason(Word):
     """Why a conformance test judged no case; the record's `skipped_reason` adds the details in words."""
 
     NOT_SUPPORTED = "not-supported"     # the target's hello excludes the product or API
     NOT_VALIDATING = "not-validating"   # an illegal case for a target that does not validate
     UNREACHABLE = "unreachable"         # a legal bound no path can reach under the product's capacities
     NEEDS_EXTENSION = "needs-extension"  # the cases need a case-format extension the target's hello lacks
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __hash__(self) -> int:
-        return str.__hash__(self)
 
     @property
     def verdict(self) -> Outcome:

@@ -39,6 +39,7 @@ from typing import Any, Iterator, Mapping
 
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.words import Word
 
 RESULTS_FILE = "results.jsonl"
 
@@ -116,6 +117,17 @@ def diff_class(diff: Mapping | None) -> str:
     return "+".join(sorted((diff or {}).get("runs_by_class") or ())) if diff else ""
 
 
+class TestKind(Word):
+    """Which of the suite's test functions a test is (`test_<kind>[<id>]`)."""
+
+    __test__ = False  # not a pytest test class
+
+    SMOKE = "smoke"         # one case of a route and form, a fault rule or a bound, before the full tests
+    LEGAL = "legal"         # legal cases of one documented path x dtype
+    ILLEGAL = "illegal"     # single-fault cases of one rule (and the cases a disputed point decides)
+    BOUNDARY = "boundary"   # legal cases on the just-legal value of one range bound
+
+
 @dataclass(frozen=True)
 class TestRecord:
     """One conformance test as a "test" record of results.jsonl: the one definition of its fields, written by
@@ -124,7 +136,7 @@ class TestRecord:
     __test__ = False  # not a pytest test class
 
     test_id: str
-    kind: str
+    kind: TestKind
     verdict: Outcome
     product: str | None = None
     api: str | None = None
@@ -190,11 +202,12 @@ class TestRecord:
         try:
             verdict = Outcome.parse(verdict)
             skip = SkipReason(record["skip"]) if record.get("skip") else None
+            kind = TestKind.parse(record.get("kind"), "test kind")
         except ValueError as error:
             raise ResultsError(f"{where}: test record {test_id}: {error}") from None
         cases = record.get("cases")
         text = {name: record.get(name) for name in cls.SUBJECT + ("replay", "replay_command", "skipped_reason")}
-        return cls(test_id=test_id, kind=str(record.get("kind") or "unknown"), verdict=verdict, skip=skip, **text,
+        return cls(test_id=test_id, kind=kind, verdict=verdict, skip=skip, **text,
                    counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
                    tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,

@@ -25,17 +25,17 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.format.case import decode_base64
+from ascendc_conformance.format.case import ResultStatus, decode_base64
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.judge.diff import diff_results, format_diff
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Spec
 
 STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Verdict:
     outcome: Outcome
     message: str
@@ -78,7 +78,7 @@ class Verdict:
 
 
 def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: Reading | None = None,
-          others: Sequence[tuple[Reading, dict]] = (), strict_rules: bool = False) -> Verdict:
+          others: Sequence[tuple[Reading, dict]] = (), strict_rules: bool = False, spec: Spec | None = None) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
     under every other reading the case is compared with (reference.expect_readings). With `strict_rules`, a
@@ -92,68 +92,69 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     which the suite never generates, and an expected rejection put to a target that does not validate (the
     runner skips such cases).
     """
+    spec = spec or load_spec()
     status = expected.get("status")
-    if status == "unspecified":
+    if status == ResultStatus.UNSPECIFIED:
         raise ValueError("the reference leaves this case unspecified (rules "
                          f"{', '.join(expected.get('rules', ()))}); such cases are never generated or judged")
-    if status not in ("ok", "rejected"):
+    if status not in (ResultStatus.OK, ResultStatus.REJECTED):
         raise ValueError(f"the reference answered {status!r} for this case ({expected.get('message', '')}); "
                          "only cases expected ok or rejected can be judged")
-    if status == "rejected" and not hello.validates:
+    if status == ResultStatus.REJECTED and not hello.validates:
         raise ValueError(f"target {hello.name!r} does not validate (hello validates: false); "
                          "skip cases whose expected outcome is a rejection")
-    reading = reading or load_spec().seed_reading
+    reading = reading or spec.seed_reading
     depends = tuple(expected.get("depends_on", ()))
-    label = reading.label if depends else None
+    base = {"expected": expected, "depends_on": depends, "reading": reading.label if depends else None}
     if answer.kind is not AnswerKind.RESULT:
-        return Verdict(answer.kind.outcome, _answer_message(answer), expected, None, None, depends, label)
+        return Verdict(outcome=answer.kind.outcome, message=_answer_message(answer), **base)
     actual = answer.result or {}
-    if actual.get("status") == "error":
+    base["actual"] = actual
+    if actual.get("status") == ResultStatus.ERROR:
         message = actual.get("message") or "(no message)"
-        return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None,
-                       depends, label)
-    outcome, message, diff = _against(case, expected, actual, reading)
+        return Verdict(outcome=Outcome.ERROR, message=f"the target answered status error: {message}", **base)
+    outcome, message, diff = _against(case, expected, actual, reading, spec)
     named = _named_rule(expected, actual)
+    base.update(diff=diff, named_rule=named)
     if named is False and strict_rules:
         outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
                                                 f"{_list(actual.get('rules'))}, none of the rules it breaks: "
-                                                + "; ".join(_describe(rule) for rule in expected.get("rules", ())))
+                                                + "; ".join(_describe(spec, rule) for rule in expected.get("rules", ())))
     if not depends:
-        return Verdict(outcome, message, expected, actual, diff, named_rule=named)
+        return Verdict(outcome=outcome, message=message, **base)
     results = {reading: expected, **dict(others)}
     matched = {other: _matches(result, actual) for other, result in results.items()}
     matched[reading] = outcome is Outcome.PASS
-    points = _points_followed(results, matched)
+    base["points"] = _points_followed(results, matched)
     if outcome is Outcome.PASS:
-        return Verdict(outcome, f"{message} (under the run's reading {reading.label})", expected, actual, diff,
-                       depends, label, None, points, named)
+        return Verdict(outcome=outcome, message=f"{message} (under the run's reading {reading.label})", **base)
     followers = [other for other, _ in others if matched[other]]
     # The points the run names (--reading) are what it certifies: following another reading of one of them
     # fails; only a reading that agrees on every named point is disputed, i.e. reported apart.
     tolerated = [other for other in followers
                  if all(other.alternative(point) == reading.alternative(point) for point in reading.choices)]
+    disputed = _disputed(spec, depends)
     if tolerated:
         followed = tolerated[0]
-        return Verdict(Outcome.DISPUTED, f"the target follows the reading {followed.label}, not the run's reading "
-                                         f"{reading.label} ({_disputed(depends)}); under the run's reading: "
-                                         f"{outcome}: {message}",
-                       expected, actual, diff, depends, label, followed.label, points, named)
+        return Verdict(outcome=Outcome.DISPUTED, followed=followed.label, **base,
+                       message=f"the target follows the reading {followed.label}, not the run's reading "
+                               f"{reading.label} ({disputed}); under the run's reading: {outcome}: {message}")
     if followers:
-        named = ", ".join(f"{point}={reading.alternative(point)}" for point in reading.choices
-                          if followers[0].alternative(point) != reading.alternative(point))
-        return Verdict(outcome, f"{message}; the target follows the reading {followers[0].label}, but this run "
-                                f"certifies {named} ({_disputed(depends)})",
-                       expected, actual, diff, depends, label, followers[0].label, points, named)
+        certified = ", ".join(f"{point}={reading.alternative(point)}" for point in reading.choices
+                              if followers[0].alternative(point) != reading.alternative(point))
+        return Verdict(outcome=outcome, followed=followers[0].label, **base,
+                       message=f"{message}; the target follows the reading {followers[0].label}, but this run "
+                               f"certifies {certified} ({disputed})")
     compared = ", ".join(r.label for r in matched)
-    return Verdict(outcome, f"{message}; the answer matches none of the readings compared ({compared}; "
-                            f"{_disputed(depends)})", expected, actual, diff, depends, label, None, points, named)
+    return Verdict(outcome=outcome, **base,
+                   message=f"{message}; the answer matches none of the readings compared ({compared}; {disputed})")
 
 
 def _named_rule(expected: dict, actual: dict) -> bool | None:
     """Whether a rejection of an illegal call names a rule the call breaks; None when it names none (or it
     is not such a rejection)."""
     named = actual.get("rules") or ()
-    if expected["status"] != "rejected" or actual.get("status") != "rejected" or not named:
+    if expected["status"] != ResultStatus.REJECTED or actual.get("status") != ResultStatus.REJECTED or not named:
         return None
     return any(rule in expected.get("rules", ()) for rule in named)
 
@@ -161,9 +162,10 @@ def _named_rule(expected: dict, actual: dict) -> bool | None:
 def _matches(expected: dict, actual: dict) -> bool:
     """Whether the answer is what `expected` says: a rejection for a rejection, the same memory for ok."""
     status = expected.get("status")
-    if status == "rejected":
-        return actual.get("status") == "rejected"
-    return status == "ok" and actual.get("status") == "ok" and _same_memory(expected["memory"], actual["memory"])
+    if status == ResultStatus.REJECTED:
+        return actual.get("status") == ResultStatus.REJECTED
+    return (status == ResultStatus.OK and actual.get("status") == ResultStatus.OK
+            and _same_memory(expected["memory"], actual["memory"]))
 
 
 def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool]) -> Mapping[str, str]:
@@ -186,14 +188,15 @@ def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, 
 def _same_result(a: dict, b: dict) -> bool:
     if a.get("status") != b.get("status"):
         return False
-    return a.get("status") != "ok" or _same_memory(a["memory"], b["memory"])
+    return a.get("status") != ResultStatus.OK or _same_memory(a["memory"], b["memory"])
 
 
-def _against(case: dict, expected: dict, actual: dict, reading: Reading) -> tuple[Outcome, str, dict | None]:
+def _against(case: dict, expected: dict, actual: dict, reading: Reading,
+             spec: Spec) -> tuple[Outcome, str, dict | None]:
     """(outcome, message, diff) of the answer against one expected result (under `reading`)."""
     got = actual.get("status")
-    if expected["status"] == "ok":
-        if got == "ok":
+    if expected["status"] == ResultStatus.OK:
+        if got == ResultStatus.OK:
             if _same_memory(expected["memory"], actual["memory"]):
                 return Outcome.PASS, "memory matches the reference", None
             diff = diff_results(case, expected, actual, reading=reading)
@@ -202,13 +205,13 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading) -> tupl
             return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
                             f"({', '.join(diff.classes)}); first: {first.region} [{first.start}, {first.stop}) "
                             f"{first.kind}{where}"), diff.to_json()
-        if got == "rejected":
+        if got == ResultStatus.REJECTED:
             return Outcome.FALSE_REJECT, (f"the target rejected a legal call, citing {_list(actual.get('rules'))}"
                                     f"{_quoted(actual.get('message'))}"), None
         return Outcome.FAIL, (f"the target answered {got!r} for a legal call, citing {_list(actual.get('rules'))}"
                         f"{_quoted(actual.get('message'))}"), None
     ours = tuple(expected.get("rules", ()))
-    if got == "rejected":
+    if got == ResultStatus.REJECTED:
         named = tuple(actual.get("rules", ()))
         if not named:
             return Outcome.PASS, f"rejected as expected (the target named no rule; the suite's: {_list(ours)})", None
@@ -218,7 +221,7 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading) -> tupl
         return Outcome.PASS, (f"rejected as expected, but the target cited {_list(named)}, none of the suite's rules "
                         f"({_list(ours)})"), None
     return Outcome.MISSED_REJECT, (f"the target answered {got!r} for an illegal call; it breaks "
-                             + "; ".join(_describe(rule) for rule in ours)
+                             + "; ".join(_describe(spec, rule) for rule in ours)
                              + _quoted(expected.get("message"), "reference")), None
 
 
@@ -240,15 +243,14 @@ def _answer_message(answer: Answer) -> str:
     return message
 
 
-def _disputed(depends: tuple[str, ...]) -> str:
-    return "the expected outcome depends on " + "; ".join(_describe(rule, dispute=True) for rule in depends)
+def _disputed(spec: Spec, depends: tuple[str, ...]) -> str:
+    return "the expected outcome depends on " + "; ".join(_describe(spec, rule, dispute=True) for rule in depends)
 
 
-def _describe(rule_id: str, dispute: bool = False) -> str:
+def _describe(spec: Spec, rule_id: str, dispute: bool = False) -> str:
     """'<id> (<description>)', with the dispute point when asked, from the spec; the bare id if unknown."""
-    try:
-        rule = load_spec().rule(rule_id)
-    except Exception:  # an unknown id or an unloadable spec must not hide the verdict
+    rule = spec.rules.get(rule_id)
+    if rule is None:
         return rule_id
     point = f"{rule.dispute}, " if dispute and rule.dispute else ""
     return f"{rule_id} ({point}{rule.status}: {rule.description})" if dispute else f"{rule_id} ({rule.description})"

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.errors import ReadingError
+from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
@@ -172,7 +173,7 @@ def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.I
             others.append(item)
             continue
         kind, subject = planned[name]
-        phases[kind == "smoke"].setdefault(subject.get("api") or "", []).append(item)
+        phases[kind is TestKind.SMOKE].setdefault(subject.get("api") or "", []).append(item)
     ordered = [item for smoke in (True, False)
                for round_ in zip_longest(*phases[smoke].values()) for item in round_ if item is not None]
     return ordered + others
@@ -200,7 +201,8 @@ def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
 def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> Iterator[CheckRecord]:
     """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
-    record = CheckRecord(test_id=request.node.name, kind=request.node.originalname.removeprefix("test_"))
+    kind, _ = ascendc_run.planned[request.node.name]
+    record = CheckRecord(test_id=request.node.name, kind=kind)
     yield record
     ascendc_run.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())

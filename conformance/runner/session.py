@@ -19,13 +19,14 @@ from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECON
 from ascendc_conformance.runner import waivers
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
-from ascendc_conformance.format.results import TestRecord, case_summary, freeze
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.results import TestKind, TestRecord, case_summary, freeze
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
-from ascendc_conformance.strategies.faults import Fault, faults
+from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
@@ -61,7 +62,7 @@ class CheckRecord(ShortRepr):
     rule...) is set once, by `describe`, with TestRecord's field names."""
 
     test_id: str
-    kind: str
+    kind: TestKind
     subject: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     tags: Counter = field(default_factory=Counter)
@@ -128,7 +129,8 @@ class CheckRecord(ShortRepr):
     def suite_error(self, message: str) -> None:
         """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
         started, a Hypothesis health check): recorded as an error, never as a pass."""
-        self.failure = Verdict(Outcome.ERROR, f"the suite could not judge this test: {message}", {})
+        self.failure = Verdict(outcome=Outcome.ERROR, message=f"the suite could not judge this test: {message}",
+                               expected={})
 
     def result(self) -> TestRecord:
         failure = self.failure
@@ -231,16 +233,16 @@ class RunSession:
                 "src_dtype": item.src_dtype, "dst_dtype": item.dst_dtype}
 
     @cached_property
-    def planned(self) -> dict[str, tuple[str, dict[str, str | None]]]:
+    def planned(self) -> dict[str, tuple[TestKind, dict[str, str | None]]]:
         """Test id -> (kind, subject) of every conformance test the selection makes (before sharding)."""
-        tests: dict[str, tuple[str, dict[str, str | None]]] = {}
-        for kind, items in (("smoke", self.smoke), ("legal", self.paths), ("illegal", self.faults),
-                            ("boundary", self.boundaries)):
+        tests: dict[str, tuple[TestKind, dict[str, str | None]]] = {}
+        for kind, items in ((TestKind.SMOKE, self.smoke), (TestKind.LEGAL, self.paths),
+                            (TestKind.ILLEGAL, self.faults), (TestKind.BOUNDARY, self.boundaries)):
             for item in items:
                 tests[f"test_{kind}[{param_id(item)}]"] = (kind, self.subject(item))
         return tests
 
-    def check(self, record: CheckRecord, case: dict, expectation: str | None = None) -> None:
+    def check(self, record: CheckRecord, case: dict, expectation: Expectation = Expectation.LEGAL) -> None:
         """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed and
         the failure is to be shrunk.
 
@@ -280,20 +282,20 @@ class RunSession:
         if record.failed_at is not None:
             self.shrink_spent += time.monotonic() - record.failed_at
 
-    def _run(self, record: CheckRecord, case: dict, expectation: str | None) -> str | None:
+    def _run(self, record: CheckRecord, case: dict, expectation: Expectation) -> str | None:
         """Ask the reference and the target, judge and record; the failure message if the target failed."""
         expected, others = reference.expect_readings(case, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         self._check_expectation(record, case, expected if not self.reading.choices else reference.expect(case),
                                 expectation)
-        if expected["status"] == "rejected" and not self.target.hello.validates:
+        if expected["status"] == ResultStatus.REJECTED and not self.target.hello.validates:
             # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
             record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) and "
                                                       f"the case is illegal under the reading {self.reading.label}")
             return None
         answer = self.target.execute(case)
         verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others,
-                        strict_rules=self.settings.strict_rules)
+                        strict_rules=self.settings.strict_rules, spec=self.spec)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         first_failure = record.failure is None
@@ -318,15 +320,15 @@ class RunSession:
                             and cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
         self._shrunk_causes.add(cause.shrink_key)
 
-    def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: str | None) -> None:
+    def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: Expectation) -> None:
         """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule
         (`expected`: the result under the seed reading, which generation follows)."""
         status = expected["status"]
-        if expectation is None:   # a legal case (of a path or a bound)
-            if status != "ok":
+        if expectation is Expectation.LEGAL:   # a case of a path or a bound
+            if status != ResultStatus.OK:
                 raise SuiteError(f"suite bug: a generated legal case is {status} by the reference: {expected.get('message')}")
-        elif expectation == "reject":
-            if status != "rejected" or list(expected["rules"]) != [record.rule]:
+        elif expectation is Expectation.REJECT:
+            if status != ResultStatus.REJECTED or list(expected["rules"]) != [record.rule]:
                 raise SuiteError(f"suite bug: a single fault of {record.rule} gave {status} {expected.get('rules')}")
         elif record.rule not in expected.get("depends_on", ()):
             raise SuiteError(f"suite bug: a case for {record.rule} does not depend on it: {expected}")

@@ -15,13 +15,13 @@ from types import TracebackType
 from typing import Any
 
 from ascendc_conformance.format.answer import Answer, Hello
-from ascendc_conformance.format.case import decode_base64
+from ascendc_conformance.format.case import ResultStatus, decode_base64
 
 #: Statuses a result v1 may carry. "unspecified" is what the reference answers
 #: for behaviour the documentation leaves open; it is accepted from any target
 #: (the verdict layer decides what it means) so that the reference served over
 #: exec passes the same validation as everyone else.
-RESULT_STATUSES: frozenset[str] = frozenset({"ok", "rejected", "error", "unspecified"})
+RESULT_STATUSES: frozenset[str] = frozenset(ResultStatus)
 
 #: How much of a traceback or stderr an Answer keeps.
 TAIL_CHARS = 4000

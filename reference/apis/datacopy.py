@@ -5,11 +5,14 @@ end-to-start or start-to-start come from the spec's `semantics.units` for the de
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
+from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
-from ascendc_conformance.spec.model import Rule, TransferUnits
+from ascendc_conformance.spec.model import Rule, TransferUnits, UnitsCondition
 
 
 def _units(call: Call) -> TransferUnits:
@@ -32,7 +35,7 @@ def count_fills_unit(call: Call, rule: Rule) -> str | None:
             f"nothing would move (blockLen 0)")
 
 
-RELATIONS = {"count_fills_unit": count_fills_unit}
+RELATIONS: Mapping[str, Relation] = {"count_fills_unit": count_fills_unit}
 
 
 def _pitch(burst_bytes: int, gap: int, gap_bytes: int, start_to_start: bool) -> int:
@@ -51,19 +54,19 @@ def plan(call: Call) -> Transfer:
         route_unit = call.api.units_for(call.case.dst.position).count_round_bytes   # D8's two roundings, whatever
         datablock = call.api.default_units.count_round_bytes                       # the reading
         if params["count"] * src_size // route_unit * route_unit != params["count"] * src_size // datablock * datablock:
-            depends.append(units.depends_on.get("count_rounding"))
+            depends.append(units.depends_on.get(UnitsCondition.COUNT_ROUNDING))
         elements = moved // src_size
     else:
         block_count, block_len = params["blockCount"], params["blockLen"]
         src_gap, dst_gap = params["srcGap"], params["dstGap"]
         if block_count > 1:
-            depends.append(units.depends_on.get("multi_burst"))
+            depends.append(units.depends_on.get(UnitsCondition.MULTI_BURST))
             if dst_gap != 0:
-                depends.append(units.depends_on.get("dst_gap"))
+                depends.append(units.depends_on.get(UnitsCondition.DST_GAP))
         side_size = src_size if units.block_side == "src" else dst_size   # whose bytes the unit counts (D13)
         elements = units.block_bytes * block_len // side_size
     if src_size != dst_size or call.src_dtype.name != call.dst_dtype.name:
-        depends.append(units.depends_on.get("mixed_dtypes"))
+        depends.append(units.depends_on.get(UnitsCondition.MIXED_DTYPES))
     src_burst, dst_burst = elements * src_size, elements * dst_size
     src_pitch = _pitch(src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
     dst_pitch = _pitch(dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)

@@ -4,8 +4,11 @@ dst[m*dstNdMatrixStride + r*dstDStride + c] = src[m*256*srcNdMatrixStride + (c/1
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
+from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -26,7 +29,7 @@ def vendor_divisibility(call: Call, rule: Rule) -> str | None:
     return None
 
 
-RELATIONS = {"row_overlap": row_overlap, "vendor_divisibility": vendor_divisibility}
+RELATIONS: Mapping[str, Relation] = {"row_overlap": row_overlap, "vendor_divisibility": vendor_divisibility}
 
 
 def plan(call: Call) -> Transfer:

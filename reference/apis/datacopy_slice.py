@@ -5,11 +5,12 @@ In dimension d an operand holds N_d slices of L_d elements (L_0 = burstLen*32/si
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
+from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -163,7 +164,7 @@ def ub_slice_align(call: Call, rule: Rule) -> str | None:
     return None
 
 
-RELATIONS = {"info_count": info_count, "sliceinfo_ctype": sliceinfo_ctype, "burstlen_equal": burstlen_equal,
+RELATIONS: Mapping[str, Relation] = {"info_count": info_count, "sliceinfo_ctype": sliceinfo_ctype, "burstlen_equal": burstlen_equal,
              "burstlen_outer": burstlen_outer, "index_order": index_order, "end_in_shape": end_in_shape,
              "end_at_shape": end_at_shape, "slice_count": slice_count, "count_match": count_match,
              "ub_slice_align": ub_slice_align}

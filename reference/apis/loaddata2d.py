@@ -6,8 +6,11 @@ contiguously (D24).
 """
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
+from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -38,7 +41,7 @@ def transpose_dtype_disputed(call: Call, rule: Rule) -> str | None:
     return None
 
 
-RELATIONS = {"transpose_route": transpose_route, "transpose_dtype": transpose_dtype,
+RELATIONS: Mapping[str, Relation] = {"transpose_route": transpose_route, "transpose_dtype": transpose_dtype,
              "transpose_dtype_disputed": transpose_dtype_disputed}
 
 

@@ -1,14 +1,3 @@
-"""Per-API parameter drawing: each module has `draw_params(draw, ctx, pinned) -> (params, Extents)` and
-`reachable(ctx, pinned) -> bool` (whether pinned boundary values fit the product's memories at all)."""
-from __future__ import annotations
-
-from types import ModuleType
-
-from ascendc_conformance.strategies.apis import datacopy, datacopy_nz2nd, datacopy_slice, loaddata2d
-
-MODULES: dict[str, ModuleType] = {
-    "DataCopy": datacopy,
-    "DataCopySlice": datacopy_slice,
-    "LoadData2D": loaddata2d,
-    "DataCopyNz2Nd": datacopy_nz2nd,
-}
+"""The strategies' per-API modules: one per API of the spec, named after its spec file (spec/<name>.yaml ->
+strategies/apis/<name>.py). Each satisfies `ascendc_conformance.strategies.api_contract.ApiStrategies`, which says
+what it must provide; `api_contract.module_for(api)` finds and checks it."""

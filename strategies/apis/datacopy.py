@@ -1,8 +1,13 @@
-"""Legal DataCopy parameters (count, DataCopyParams and mixed forms), sized to the product's memories."""
+"""DataCopy (count, DataCopyParams and mixed forms): legal parameters sized to the product's memories, the
+count-below-unit fault, and the cases on which the readings of its units (D6, D7, D8, D13) differ."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
+from hypothesis import strategies as st
+
+from ascendc_conformance.spec.model import Rule, UnitsCondition
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
 from ascendc_conformance.strategies.layout import Extents, fits
@@ -80,3 +85,40 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
+
+
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+    return problem(ctx, pinned).smallest()
+
+
+# --- faults ------------------------------------------------------------------------------------------
+
+def _count_below_unit(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    """A count whose bytes do not fill one route unit: nothing would move (blockLen 0)."""
+    def edit(draw, d) -> None:
+        units = d.ctx.api.units_for(d.ctx.dst)
+        d.params["count"] = draw(st.integers(0, (units.count_round_bytes - 1) // d.ctx.src_dtype.size), label="count")
+    return [FaultPlan("count-below-unit", tuple(c for c in contexts if c.form == "count"), edit)]
+
+
+RELATION_FAULTS: Mapping[str, FaultPlanner] = {"count_fills_unit": _count_below_unit}
+
+
+def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    """Legal cases that meet a condition under which the units entry's readings move different bytes."""
+    plans = []
+    for units in (contexts[0].api.units if contexts else ()):
+        for condition, rule_id in units.depends_on.items():
+            if rule_id != rule.id:
+                continue
+            ctxs = [c for c in contexts if c.dst in units.dst_positions]
+            if condition is UnitsCondition.COUNT_ROUNDING:   # one count per dtype that rounds differently
+                for ctx in (c for c in ctxs if c.form == "count"):
+                    count = (units.count_round_bytes + ctx.api.default_units.count_round_bytes) // ctx.src_dtype.size
+                    plans.append(FaultPlan(f"{condition}-{ctx.label}", (ctx,), pinned=(("count", count),)))
+            elif condition is UnitsCondition.MIXED_DTYPES:
+                plans.append(FaultPlan(condition, tuple(c for c in ctxs if c.src_dtype != c.dst_dtype)))
+            else:  # multi_burst, dst_gap: two bursts (a start-to-start dstGap is then at least 1)
+                plans.append(FaultPlan(condition, tuple(c for c in ctxs if c.form != "count"),
+                                       pinned=(("blockCount", 2),)))
+    return plans

@@ -1,10 +1,13 @@
-"""Legal NZ2ND parameters: rows and matrices of the ND destination never overlap (D18, self-overlap)."""
+"""DataCopyNz2Nd: legal parameters (rows and matrices of the ND destination never overlap: D18, self-overlap)
+and the case the vendor's divisibility check (D17) rejects."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.spec.model import Rule
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, never_generated
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem, biased_integers
 from ascendc_conformance.strategies.layout import Extents, fits
@@ -15,15 +18,15 @@ VARIABLES = ("ndNum", "nValue", "dBlocks", "srcNdMatrixStride", "srcNStride", "d
 FIELDS = ("ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride", "dstDStride", "dstNdMatrixStride")
 
 
-def extents(ctx: PathContext, p: Mapping[str, int]) -> Extents:
+def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     """Source and destination extents of semantics.md 3.4, in bytes."""
-    if p["ndNum"] == 0:
+    if params["ndNum"] == 0:
         return Extents((0, 0), (0, 0))
     block = ctx.api.constant("column_block")
-    src = _reach((p["ndNum"] - 1) * ctx.api.constant("src_matrix_stride_unit") * p["srcNdMatrixStride"],
-                 (-(-p["dValue"] // block) - 1) * ctx.api.constant("src_n_stride_unit") * p["srcNStride"],
-                 (p["nValue"] - 1) * block, block)
-    dst = _reach((p["ndNum"] - 1) * p["dstNdMatrixStride"], (p["nValue"] - 1) * p["dstDStride"], p["dValue"])
+    src = _reach((params["ndNum"] - 1) * ctx.api.constant("src_matrix_stride_unit") * params["srcNdMatrixStride"],
+                 (-(-params["dValue"] // block) - 1) * ctx.api.constant("src_n_stride_unit") * params["srcNStride"],
+                 (params["nValue"] - 1) * block, block)
+    dst = _reach((params["ndNum"] - 1) * params["dstNdMatrixStride"], (params["nValue"] - 1) * params["dstDStride"], params["dValue"])
     return Extents(tuple(e * ctx.src_dtype.size for e in src), tuple(e * ctx.dst_dtype.size for e in dst))
 
 
@@ -106,3 +109,21 @@ footprint = extents   # the bytes any call with these params touches, legal or n
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
+
+
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+    return problem(ctx, pinned).smallest()
+
+
+# --- faults ------------------------------------------------------------------------------------------
+
+def _indivisible(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    """Two matrices one 512-B unit apart with 3 rows: (srcNdMatrixStride*256) mod (nValue*sizeof(T)) != 0."""
+    return [FaultPlan("indivisible", tuple(contexts), pinned=(("ndNum", 2), ("nValue", 3), ("srcNdMatrixStride", 1)))]
+
+
+RELATION_FAULTS: Mapping[str, FaultPlanner] = {"row_overlap": never_generated, "vendor_divisibility": _indivisible}
+
+
+def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    return []   # NZ2ND has no semantics rule

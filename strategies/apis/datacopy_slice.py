@@ -6,10 +6,14 @@ The outermost shapeValue does not move any byte, so it is drawn over the whole u
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
+from hypothesis import reject
 from hypothesis import strategies as st
 
+from ascendc_conformance.spec.model import Rule
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, never_generated
+from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased_integers
 from ascendc_conformance.strategies.layout import Extents
@@ -117,4 +121,102 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
     return params, extents(ctx, params)
 
 
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> None:
+    return None   # slices are drawn without a Problem (see reachable: every legal dimValue is reachable)
+
+
+# --- faults: each edit breaks one relation of the slice infos, then the draft is re-sized for it -------
+
 TRIVIAL_DIMENSION = {"startIndex": 0, "endIndex": 0, "stride": 0, "burstLen": 1, "shapeValue": 1}
+
+
+def _edited(mutate: Callable[..., None], dims: int = 1) -> FaultPlanner:
+    """A planner drawing every context (with `dims` dimensions pinned when more than one) and applying `mutate`."""
+    def edit(draw, d) -> None:
+        mutate(draw, d)
+        settle(draw, d)
+
+    def plan(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+        return [FaultPlan(rule.check, tuple(contexts), edit, pinned=(("dimValue", dims),) if dims > 1 else ())]
+    return plan
+
+
+def _info_count(draw, d) -> None:
+    extra = draw(st.sampled_from([-1, 1]), label="entries added")
+    for _, key in OPERANDS:
+        infos = d.params[key]
+        d.params[key] = infos[:-1] if extra < 0 else infos + [dict(TRIVIAL_DIMENSION)]
+
+
+def _sliceinfo_ctype(draw, d) -> None:
+    key = draw(st.sampled_from([k for _, k in OPERANDS]), label="operand")
+    high = d.ctx.spec.ctypes[d.ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    d.params[key][-1]["shapeValue"] = high + 1
+
+
+def _burstlen_equal(draw, d) -> None:
+    info = d.params["dstSliceInfo"][0]
+    count = _slice_count(d.ctx, info)
+    granule = d.ctx.api.constant("datablock_bytes") // d.ctx.src_dtype.size
+    info["burstLen"] += 1
+    info["endIndex"] = info["startIndex"] + count * info["burstLen"] * granule + (count - 1) * info["stride"] - 1
+    info["shapeValue"] = max(info["shapeValue"], -(-(info["endIndex"] + 1) // granule) * granule)
+
+
+def _slice_count(ctx: PathContext, info: dict) -> int:
+    length = info["burstLen"] * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
+    return (info["endIndex"] - info["startIndex"] + 1 + info["stride"]) // (length + info["stride"])
+
+
+def _burstlen_outer(draw, d) -> None:
+    for _, key in OPERANDS:
+        d.params[key][1]["burstLen"] = 2
+
+
+def _index_order(draw, d) -> None:
+    """startIndex one past endIndex in one dimension of both operands: no slice there on either side, so a
+    target that lacks the check sees equal (zero) slice counts and moves nothing."""
+    dim = draw(st.integers(0, d.params["dimValue"] - 1), label="dimension")
+    for _, key in OPERANDS:
+        info = d.params[key][dim]
+        info["startIndex"] = info["endIndex"] + 1
+
+
+def _end_in_shape(draw, d) -> None:
+    """A shape one short of endIndex, in a dimension whose shape sets no UB row pitch (the outermost one, or
+    any of a GM source): moving UB slices off their 32-B blocks, or GM destination rows onto each other, would
+    be unspecified, not this fault."""
+    dims = d.params["dimValue"]
+    choices = [(key, dim) for operand, key in OPERANDS for dim in range(dims)
+               if d.params[key][dim]["endIndex"] >= 1 and (dim == dims - 1 or d.ctx.position(operand) == "GM"
+                                                          and operand == "src")]
+    if not choices:
+        reject()
+    key, dim = draw(st.sampled_from(choices), label="operand and dimension")
+    info = d.params[key][dim]
+    info["shapeValue"] = info["endIndex"] - 1
+
+
+def _slice_count_break(draw, d) -> None:
+    """One element short of a whole slice in dimension 0 of both operands: no N fits exactly, and a target
+    that floors N (as the vendor does) still sees equal slice counts (a mismatch would be unspecified)."""
+    for _, key in OPERANDS:
+        d.params[key][0]["endIndex"] -= 1
+
+
+RELATION_FAULTS: Mapping[str, FaultPlanner] = {
+    "info_count": _edited(_info_count),
+    "sliceinfo_ctype": _edited(_sliceinfo_ctype),
+    "burstlen_equal": _edited(_burstlen_equal),
+    "burstlen_outer": _edited(_burstlen_outer, dims=2),
+    "index_order": _edited(_index_order),
+    "end_in_shape": _edited(_end_in_shape),
+    "slice_count": _edited(_slice_count_break),
+    "end_at_shape": never_generated,
+    "count_match": never_generated,
+    "ub_slice_align": never_generated,
+}
+
+
+def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    return []   # slices have no semantics rule

@@ -1,10 +1,14 @@
-"""Legal LoadData2D parameters: whole 512-B fractals, transposed only where the spec allows it."""
+"""LoadData2D: legal parameters (whole 512-B fractals, transposed only where the spec allows it), the transpose
+faults, and the cases on which the readings of dstGap on atlas-training (D24) differ."""
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.spec.model import Rule
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner
+from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
 from ascendc_conformance.strategies.layout import Extents, fits
@@ -65,3 +69,55 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
+
+
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+    return problem(ctx, pinned).smallest()
+
+
+# --- faults ------------------------------------------------------------------------------------------
+
+def _transposed(select: Callable[[PathContext, Rule], bool]):
+    """A planner that sets ifTranspose on the contexts `select` picks."""
+    def plan(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+        return [FaultPlan(rule.check, tuple(c for c in contexts if select(c, rule)), _set_transpose)]
+    return plan
+
+
+def _set_transpose(draw, d) -> None:
+    d.params["ifTranspose"] = True
+    settle(draw, d)
+
+
+def _transpose_routes(ctx: PathContext) -> set[tuple[str, str]]:
+    return {tuple(route) for route in ctx.relation_args("transpose_route")["routes"]}
+
+
+def _off_route(ctx: PathContext, rule: Rule) -> bool:
+    """A transposable dtype on a route that does not transpose."""
+    return (ctx.src, ctx.dst) not in _transpose_routes(ctx) and ctx.src_dtype.name in ctx.relation_args("transpose_dtype")["dtypes"]
+
+
+def _wrong_dtype(ctx: PathContext, rule: Rule) -> bool:
+    """A transposing route with a dtype neither documented nor disputed for a transpose."""
+    allowed = set(rule.args["dtypes"]) | set(rule.args.get("disputed", ()))
+    return (ctx.src, ctx.dst) in _transpose_routes(ctx) and ctx.src_dtype.name not in allowed
+
+
+def _disputed_dtype(ctx: PathContext, rule: Rule) -> bool:
+    """A transposing route with a dtype only the disputed reading allows (D22)."""
+    return (ctx.src, ctx.dst) in _transpose_routes(ctx) and ctx.src_dtype.name in rule.args["dtypes"]
+
+
+RELATION_FAULTS: Mapping[str, FaultPlanner] = {
+    "transpose_route": _transposed(_off_route),
+    "transpose_dtype": _transposed(_wrong_dtype),
+    "transpose_dtype_disputed": _transposed(_disputed_dtype),
+}
+
+
+def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    """dstGap 1 where the product ignores dstGap (D24): the readings place the second fractal differently."""
+    if not contexts or contexts[0].api.dst_gap_ignored_by != rule.id:
+        return []
+    return [FaultPlan("dstGap-ignored", tuple(contexts), pinned=(("dstGap", 1),))]

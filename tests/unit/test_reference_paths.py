@@ -16,7 +16,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer
-from ascendc_conformance.reference.apis import MODULES
+from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.loader import load_spec
@@ -45,7 +45,7 @@ def test_every_way_of_moving_a_legal_case_gives_the_same_image(case):
     parsed = Case.from_json(case)
     assume(reference.evaluate(parsed).status == "ok")
     call = resolve(parsed, SPEC)
-    plan = MODULES[call.api.name].plan(call)
+    plan = module_for(call.api).plan(call)
     assume(plan.grid is not None)
     images = _images(call, plan)
     assert images["views"] == images["slices"] == images["elements"]

@@ -261,9 +261,9 @@ def test_verdict_json_and_failure_kinds() -> None:
     assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "wrong-rule", "false-reject", "error",
                                                     "timeout", "crashed"}
     for outcome in set(Outcome) - {Outcome.SKIPPED}:
-        assert Verdict(outcome, "", {}).is_failure == outcome.is_failure
+        assert Verdict(outcome=outcome, message="", expected={}).is_failure == outcome.is_failure
     with pytest.raises(ValueError):
-        Verdict("maybe", "", {})
+        Verdict(outcome="maybe", message="", expected={})
 
 
 # --- diff classes ------------------------------------------------------------------------------------

@@ -14,16 +14,14 @@ from hypothesis import Phase, event, given, settings
 from hypothesis import strategies as st
 
 from ascendc_conformance.format.outcome import SkipReason
+from ascendc_conformance.format.tags import Tag
 from ascendc_conformance.runner.session import CheckRecord, RunSession
 from ascendc_conformance.spec.model import Path, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
-from ascendc_conformance.strategies.faults import Fault
+from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.legal import case_for, contexts
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
-
-EVENT_PREFIXES = ("path:", "fault:", "boundary:", "form:")
-
 
 class CaseBox(ShortRepr):
     """A drawn case with a short repr, so a falsifying example prints its gist, not kilobytes of base64."""
@@ -39,9 +37,10 @@ class CaseBox(ShortRepr):
 
 def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
     case = data.draw(strategy.map(CaseBox), label="case").case
-    for tag in case.get("tags", ()):
-        if tag.startswith(EVENT_PREFIXES):
-            event(tag)
+    for text in case.get("tags", ()):
+        tag = Tag.parse(text)
+        if tag is not None and tag.kind.is_event:
+            event(text)
     return case
 
 
@@ -63,7 +62,7 @@ def _check_legal(run: RunSession, record: CheckRecord, contexts: tuple[PathConte
 
 
 def _check_fault(run: RunSession, record: CheckRecord, fault: Fault, data: st.DataObject) -> None:
-    if not run.target.hello.validates and fault.expectation == "reject":
+    if not run.target.hello.validates and fault.expectation is Expectation.REJECT:
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
     supported = _supported(run, record, fault.contexts)
     _extended(run, record, fault.extensions)

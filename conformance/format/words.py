@@ -1,0 +1,24 @@
+"""`Word`: the base of every enum whose members are words of the suite's files (JSON, YAML, report formats)."""
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Word(str, Enum):
+    """An enum member that is its spelling: it compares, hashes and prints as that string, so a record read
+    back from JSON (a plain "ok") finds the member's entries in a dict or set, and json writes it as is."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __hash__(self) -> int:
+        return str.__hash__(self)
+
+    @classmethod
+    def parse(cls, text: object, what: str | None = None):
+        """The member spelt `text`; ValueError naming `what` (default: the class's name) and the spellings known."""
+        try:
+            return cls(text)
+        except ValueError:
+            known = ", ".join(member.value for member in cls)
+            raise ValueError(f"unknown {what or cls.__name__} {text!r}; expected one of {known}") from None

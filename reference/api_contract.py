@@ -1,0 +1,48 @@
+"""The contract of the reference's per-API modules (reference/apis/<name>.py, one per spec/<name>.yaml).
+
+Everything the reference does that is the same for every API (resolving a case, the rule kinds route, dtype,
+form, range, multiple and alignment, memory bounds and capacity, moving the bytes of a plan) is generic. What
+differs per API is in its module: how the parameters turn into element indices (`plan`), the API's relation
+rules (`RELATIONS`, keyed by the `check` names its spec file uses), and how a destination element is named in
+a diff (`locate`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping, Protocol, runtime_checkable
+
+from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.transfer import Transfer
+from ascendc_conformance.spec.implementations import implementation
+from ascendc_conformance.spec.model import Api, Rule
+
+Relation = Callable[[Call, Rule], "str | None"]
+"""A relation check: given a call and its `relation` rule, a sentence describing the breach, or None when the
+rule holds. It may assume the call resolved (names and parameter types are right) but not that any other rule
+holds: a fault case breaks exactly one rule, and the check of another rule must then answer None."""
+
+
+@runtime_checkable
+class ApiReference(Protocol):
+    """What the reference needs of one API (a module of this package; its functions at module level)."""
+
+    RELATIONS: Mapping[str, Relation]
+    """Every `check` name the API's relation rules use (spec/<api>.yaml `rules[].check`) -> its Relation."""
+
+    def plan(self, call: Call) -> Transfer:
+        """The elements the call moves: source and destination element indices (from each operand's start) in
+        one-to-one order, as a Transfer (an affine Grid where possible), with the disputed rules whose
+        readings decide the bytes (`depends_on`). Called only on calls that break no static rule (or whose
+        broken rules a caller ignores on purpose: then it must still answer, e.g. nothing to move); it never
+        answers "cannot"."""
+
+    def locate(self, call: Call, dst_element: int) -> str:
+        """Words naming the part of the call that writes destination element `dst_element` (counted from
+        the destination's start): "burst 1 (of 2), element 5". An element the call does not write is said
+        to be so (the diff asks only about written ones, but must not crash on others)."""
+
+
+def module_for(api: Api) -> ApiReference:
+    """The reference module of `api` (spec/<name>.yaml -> reference/apis/<name>.py), checked against
+    ApiReference and the check names of the API's relation rules; ImplementationError names the file to write
+    or what it lacks."""
+    return implementation("ascendc_conformance.reference.apis", api, ApiReference, "RELATIONS")

@@ -1,0 +1,91 @@
+"""The contract of the strategies' per-API modules (strategies/apis/<name>.py, one per spec/<name>.yaml).
+
+Generation is generic wherever the spec's data suffices: addresses and regions (strategies.layout), the
+ranges of every field (strategies.context), the faults of the rule kinds route, dtype, form, range, multiple,
+alignment, bounds and capacity (strategies.faults), the boundary pairs of range rules (strategies.boundaries).
+What differs per API is in its module, an `ApiStrategies`: how its legal parameters are drawn so that the call
+fits the product's memories (`draw_params`, `reachable`, `smallest_params`), which bytes any call touches
+(`footprint`), and the edits that break its relation rules and draw the cases its disputed semantics decide
+(`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that strategies.faults turns into fault tests.
+`module_for(api)` finds the module of an API and checks it against the contract.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from ascendc_conformance.spec.implementations import implementation
+from ascendc_conformance.spec.model import Api, Rule
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.layout import Extents
+
+if TYPE_CHECKING:
+    from ascendc_conformance.strategies.cases import Draft
+
+Edit = Callable[[Any, "Draft"], None]
+"""edit(draw, draft) changes a legal draft in place so that it breaks a rule (Hypothesis's `draw` for choices)."""
+
+
+@dataclass(frozen=True)
+class FaultPlan:
+    """One way of breaking one rule of an API: cases drawn on `contexts` as legal drafts with `pinned`
+    parameters, then changed by `edit` (none: the pins alone break it, or the draft is legal and its outcome
+    is what a disputed reading decides). strategies.faults turns each plan into the fault test
+    `test_illegal[<rule>:<variant>]`."""
+
+    variant: str
+    contexts: tuple[PathContext, ...]
+    edit: Edit | None = None
+    pinned: tuple[tuple[str, int], ...] = ()
+
+
+FaultPlanner = Callable[[Rule, Sequence[PathContext]], "list[FaultPlan]"]
+"""planner(rule, contexts) -> the plans that break `rule` on (some of) `contexts`, the rule's documented paths
+of the selection in every form. A case of a plan must break exactly that rule: strategies.cases.settle re-sizes
+a draft after an edit, and tests/meta/test_single_faults.py checks every plan with the rule ignored."""
+
+
+def never_generated(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+    """The FaultPlanner of a relation rule whose outcome the documents leave open (status unspecified): such
+    calls are never generated, legal or illegal."""
+    return []
+
+
+@runtime_checkable
+class ApiStrategies(Protocol):
+    """What generation needs of one API (a module of strategies/apis; its functions at module level)."""
+
+    RELATION_FAULTS: Mapping[str, FaultPlanner]
+    """Every `check` name the API's relation rules use (spec/<api>.yaml `rules[].check`) -> its FaultPlanner;
+    a planner may return no plan (the rule cannot be broken alone on the selection)."""
+
+    def draw_params(self, draw: Any, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+        """Legal parameters for `ctx` (every field of its form), with the `pinned` fields at their given value,
+        sized so that the call fits the product's memories and the GM window (layout.fits), and the bytes the
+        call touches. A field of `ctx.relaxed` is free of its range (a fault pins a value outside it). Raises
+        strategies.context.Unreachable when the pins cannot be met (then `reachable` says False)."""
+
+    def reachable(self, ctx: PathContext, pinned: Mapping[str, int]) -> bool:
+        """Whether some legal call of `ctx` with the `pinned` values fits the product's memories: decides
+        where a boundary value or a faulty range value can be drawn. Must agree with `draw_params`."""
+
+    def footprint(self, ctx: PathContext, params: Mapping[str, Any]) -> Extents:
+        """The bytes any call with `params` touches, legal or not (a faulty negative stride reaches below the
+        operand's start), relative to each operand's start, under the default reading (with the other
+        reading's destination bytes where a disputed point writes more)."""
+
+    def smallest_params(self, ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
+        """The smallest parameters of `ctx` with the `pinned` values, memories disregarded, to say by how many
+        bytes an unreachable boundary overruns a buffer; None when the module cannot say (the report then
+        names the conflict without figures)."""
+
+    def semantic_faults(self, rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
+        """For one of the API's `semantics` rules (a disputed point that decides what a legal call moves): plans
+        of legal cases on which the readings of the point move different bytes. [] when none applies."""
+
+
+def module_for(api: Api) -> ApiStrategies:
+    """The strategies module of `api` (spec/<name>.yaml -> strategies/apis/<name>.py), checked against
+    ApiStrategies and the check names of the API's relation rules; ImplementationError names the file to write
+    or what it lacks."""
+    return implementation("ascendc_conformance.strategies.apis", api, ApiStrategies, "RELATION_FAULTS")

@@ -1,0 +1,57 @@
+"""Every API of the spec has a reference module and a strategies module that satisfy their layer's contract,
+and the contract check refuses a module that does not (so a new API's mistake is one clear error at load)."""
+from __future__ import annotations
+
+import types
+from dataclasses import replace
+
+import pytest
+
+from ascendc_conformance.reference import api_contract as reference_contract
+from ascendc_conformance.spec.implementations import ImplementationError, contract_problems, implementation
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies import api_contract as strategies_contract
+
+SPEC = load_spec()
+CONTRACTS = {"reference": (reference_contract, reference_contract.ApiReference, "RELATIONS"),
+             "strategies": (strategies_contract, strategies_contract.ApiStrategies, "RELATION_FAULTS")}
+
+
+@pytest.mark.parametrize("layer", CONTRACTS)
+@pytest.mark.parametrize("api", SPEC.apis)
+def test_every_api_module_satisfies_its_layers_contract(api, layer):
+    contract_module, contract, checks = CONTRACTS[layer]
+    module = contract_module.module_for(SPEC.apis[api])
+    assert module.__name__.endswith(f".apis.{SPEC.apis[api].module}")
+    assert contract_problems(module, contract) == []
+    assert isinstance(module, contract)
+    assert SPEC.apis[api].relation_checks <= set(getattr(module, checks))
+
+
+def _fake(**members) -> types.ModuleType:
+    module = types.ModuleType("fake")
+    module.__dict__.update(members)
+    return module
+
+
+def test_a_module_lacking_a_member_or_with_other_parameters_is_refused():
+    good = reference_contract.module_for(SPEC.apis["DataCopy"])
+    assert contract_problems(_fake(RELATIONS={}, plan=good.plan, locate=good.locate), reference_contract.ApiReference) == []
+    assert contract_problems(_fake(RELATIONS={}, plan=good.plan), reference_contract.ApiReference) == ["no locate"]
+    problems = contract_problems(_fake(RELATIONS={}, plan=good.plan, locate=lambda element, call: ""),
+                                 reference_contract.ApiReference)
+    assert problems == ["locate(element, call) should take (call, dst_element)"]
+    assert contract_problems(_fake(plan=good.plan, locate=good.locate), reference_contract.ApiReference) == ["no RELATIONS"]
+
+
+def test_a_missing_module_or_check_is_an_error_naming_the_file_to_write():
+    toy = replace(SPEC.apis["DataCopy"], name="Toy", file="toy.yaml")
+    with pytest.raises(ImplementationError, match=r"spec/toy.yaml defines the API Toy, but there is no module "
+                                                   r"ascendc_conformance.reference.apis.toy: write reference/apis/toy.py"):
+        reference_contract.module_for(toy)
+    with pytest.raises(ImplementationError, match="strategies/apis/toy.py"):
+        strategies_contract.module_for(toy)
+    extra = replace(SPEC.apis["LoadData2D"], rules=SPEC.apis["LoadData2D"].rules
+                    + (replace(SPEC.rule("LoadData2D-transpose-route"), id="LoadData2D-new", check="new_check"),))
+    with pytest.raises(ImplementationError, match="RELATIONS lacks the check.s. new_check"):
+        implementation("ascendc_conformance.reference.apis", extra, reference_contract.ApiReference, "RELATIONS")
