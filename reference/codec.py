@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from ascendc_conformance.format.case import EXTENSIONS, Case, Operand, Region, Result, decode_memory, schema
 
 # sha256 of json.dumps(schema("case-v1"), sort_keys=True): the schema the quick check mirrors.
-SCHEMA_DIGEST = "929e89029a6deb5c23a88aaaf18e3e32bf44ef80802d8e0181185ca9d144befa"
+SCHEMA_DIGEST = "d2e6bb8fba996936c2510e8257adde0c4e8ebf937425bfffe30842df6659081b"
 
 
 def _digest(data: Any) -> str:
@@ -32,7 +32,6 @@ _SCHEMA = schema("case-v1")
 QUICK = _digest(_SCHEMA) == SCHEMA_DIGEST
 _KEYS = frozenset(_SCHEMA["properties"])
 _REQUIRED = frozenset(_SCHEMA["required"])
-_APIS = frozenset(_SCHEMA["properties"]["api"]["enum"])
 _OPERAND_KEYS = frozenset(_SCHEMA["$defs"]["operand"]["properties"])
 _REGION_KEYS = frozenset(_SCHEMA["$defs"]["region"]["properties"])
 
@@ -47,7 +46,7 @@ def _plainly_valid(data: Any) -> bool:
         return False
     if type(data["case_format"]) is not int or data["case_format"] != 1:
         return False
-    if type(data["api"]) is not str or data["api"] not in _APIS:
+    if type(data["api"]) is not str or not data["api"]:   # a name the spec does not know: reference.call
         return False
     if type(data["product"]) is not str or not data["product"]:
         return False

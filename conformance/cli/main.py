@@ -33,10 +33,10 @@ COMMANDS: tuple[str, ...] = (
 
 DESCRIPTION = """\
 Property-based conformance suite for the Huawei Ascend C data-movement APIs
-(DataCopy, DataCopy with SliceInfo, LoadData 2D, DataCopy NZ2ND).
+(`ascendc-conformance spec apis` lists the ones the spec describes).
 
-The documented behaviour lives in a machine-readable spec (products, paths x dtypes,
-rules with stable ids, disputed points); a numpy reference gives the expected
+The documented behaviour lives in a machine-readable spec (products, APIs, paths x
+dtypes, rules with stable ids, disputed points); a numpy reference gives the expected
 memory image, or the rules broken, for any case."""
 
 EPILOG = """\

@@ -76,7 +76,8 @@ OPTIONS: tuple[RunOption, ...] = (
     TARGET,
     RunOption("product", "only this product (id or alias, e.g. atlas-a2 or 910B); repeatable; default: all",
               metavar="PRODUCT", repeatable=True),
-    RunOption("api", "only this API (DataCopy, DataCopySlice, LoadData2D, DataCopyNz2Nd); repeatable; default: all",
+    RunOption("api", "only this API of the spec (`ascendc-conformance spec apis` lists them); repeatable; "
+                     "default: all",
               metavar="API", repeatable=True),
     RunOption("profile", "how many cases per test: " + ", ".join(f"{name} ({count})" for name, count in PROFILES.items())
               + f"; only full is a certification run (default {DEFAULT_PROFILE})",

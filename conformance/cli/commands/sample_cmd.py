@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
         examples=["ascendc-conformance sample --api DataCopy --product 910B -n 3",
                   "ascendc-conformance sample --api LoadData2D --product atlas-a2 --route GM-A1 --dtype half",
                   "ascendc-conformance sample --api DataCopy --product atlas-a2 --illegal DataCopy-blockCount-max"])
-    parser.add_argument("--api", required=True, help="DataCopy, DataCopySlice, LoadData2D or DataCopyNz2Nd")
+    parser.add_argument("--api", required=True, help="an API of the spec (`ascendc-conformance spec apis` lists them)")
     parser.add_argument("--product", required=True, help="product id or alias (atlas-a2, 910B, ...)")
     parser.add_argument("--route", metavar="SRC-DST", help="only this route, e.g. GM-VECIN")
     parser.add_argument("--dtype", help="only this source dtype, e.g. half")

@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
         subparsers, "spec", help="show or check the spec (paths, rules, disputed points)",
         description="Show the documented paths x dtypes, the rules and the disputed points of the spec,\n"
                     "or validate spec files.",
-        examples=["ascendc-conformance spec paths --product 910B --api DataCopy",
+        examples=["ascendc-conformance spec apis",
+                  "ascendc-conformance spec paths --product 910B --api DataCopy",
                   "ascendc-conformance spec paths --json > paths.json",
                   "ascendc-conformance spec rules --status disputed --kind range",
                   "ascendc-conformance spec disputes",
@@ -34,6 +35,14 @@ def register(subparsers: Any) -> None:
     common.add_argument("--json", action="store_true", help="print JSON instead of a table")
     common.add_argument("--spec-dir", metavar="DIR",
                         help="read the whole spec from the *.yaml files of DIR instead of the packaged spec")
+
+    apis = add_verb_parser(
+        verbs, "apis", parents=[common], help="the APIs of the spec, with their forms and where they are defined",
+        description="List the APIs the spec describes (one spec/<name>.yaml each): the name cases and\n"
+                    "--api use, the title, the parameter forms, the products with a documented path,\n"
+                    "the number of paths x dtypes and of rules, and the files that implement it.",
+        examples=["ascendc-conformance spec apis", "ascendc-conformance spec apis --json"])
+    apis.set_defaults(func=cmd_apis)
 
     paths = add_verb_parser(
         verbs, "paths", parents=[common], help="documented paths x dtypes per product and API",
@@ -188,6 +197,27 @@ def _dtype_label(spec, records: list[dict]) -> str:
         if set(names) <= set(members) and len(missing) <= 2 and len(names) > len(missing):
             return f"{group} except {', '.join(missing)}"
     return ", ".join(names)
+
+
+def api_records(spec) -> list[dict]:
+    """One record per API of the spec, in the spec's order."""
+    return [{"api": api.name, "title": api.title, "forms": list(api.forms),
+             "products": list(dict.fromkeys(path.product for path in api.paths)), "paths": len(api.paths),
+             "rules": len(api.rules), "spec_file": api.file, "modules": [f"reference/apis/{api.module}.py",
+                                                                       f"strategies/apis/{api.module}.py"]}
+            for api in spec.apis.values()]
+
+
+def cmd_apis(args: argparse.Namespace) -> int:
+    records = api_records(load_spec_from(args.spec_dir))
+    if args.json:
+        write_json(records)
+        return 0
+    rows = [[r["api"], r["title"], ", ".join(r["forms"]), ", ".join(r["products"]), r["paths"], r["rules"],
+             r["spec_file"]] for r in records]
+    print(tabulate(rows, headers=["api", "title", "forms", "products", "paths", "rules", "spec file"],
+                   tablefmt="simple", maxcolwidths=[None, 32, None, 40, None, None, None]))
+    return 0
 
 
 def cmd_paths(args: argparse.Namespace) -> int:
