@@ -20,7 +20,7 @@ from ascendc_conformance.reports.coverage import Coverage, build_coverage, certi
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
 
-from ascendc_conformance.format.results import TestKind, format_params
+from ascendc_conformance.format.results import TestKind, format_params, params_size
 from ascendc_conformance.judge.diff import format_diff
 from ascendc_conformance.spec.loader import load_spec
 
@@ -49,15 +49,14 @@ def diff_text(diff: Any) -> str:
         return json.dumps(thaw(diff), indent=1, sort_keys=True)
 
 
-def _replay_for(test: TestResult, report_dir: Path | None) -> str | None:
-    """The replay file as a path relative to the report being written (absolute when on another branch)."""
-    path = test.replay_path
-    if path is None:
+def _replay_for(replay: str | None, test: TestResult, report_dir: Path | None) -> str | None:
+    """A replay file of the test as a path relative to the report being written (absolute when on another
+    branch)."""
+    if not replay:
         return None
-    if report_dir is None or test.source is None:
-        return test.replay
-    if test.source.resolve() == Path(report_dir).resolve():
-        return test.replay
+    if report_dir is None or test.source is None or test.source.resolve() == Path(report_dir).resolve():
+        return replay
+    path = Path(replay) if Path(replay).is_absolute() else test.source / replay
     try:
         return os.path.relpath(path.resolve(), Path(report_dir).resolve())
     except ValueError:   # another drive (Windows)
@@ -65,37 +64,48 @@ def _replay_for(test: TestResult, report_dir: Path | None) -> str | None:
 
 
 def _failure(test: TestResult, report_dir: Path | None) -> dict:
-    replay = _replay_for(test, report_dir)
+    replay = _replay_for(test.replay, test, report_dir)
     exists = test.replay_path.is_file() if test.replay_path is not None else False
     return {"test_id": test.test_id, "verdict": test.verdict, "kind": test.kind, "product": test.product,
             "api": test.api, "route": test.route, "dtype": test.dtype, "rule": test.rule, "variant": test.variant,
             "message": test.message, "diff": thaw(test.diff), "diff_text": diff_text(test.diff), "replay": replay,
             "replay_exists": exists, "replay_command": test.replay_command, "counts": thaw(test.counts),
             "cases": test.cases, "case": thaw(test.case), "params": format_params(test.case),
-            "cause": test.cause.to_json()}
+            "cause": test.cause.to_json(), "causes": _causes(test, report_dir)}
+
+
+def _causes(test: TestResult, report_dir: Path | None) -> list[dict]:
+    """Every distinct cause of the test's failures (one, derived from the record, when it recorded none)."""
+    if not test.causes:
+        return [{"cause": test.cause.to_json(), "verdict": test.verdict, "message": test.message,
+                 "diff_text": diff_text(test.diff), "replay": _replay_for(test.replay, test, report_dir),
+                 "replay_command": test.replay_command, "case": thaw(test.case), "params": format_params(test.case),
+                 "cases": test.cases}]
+    return [{"cause": thaw(entry["cause"]), "verdict": entry["verdict"], "message": entry["message"],
+             "diff_text": diff_text(entry.get("diff")), "replay": _replay_for(entry.get("replay"), test, report_dir),
+             "replay_command": entry.get("replay_command"), "case": thaw(entry.get("case")),
+             "params": format_params(entry.get("case")), "cases": entry.get("cases", 0)} for entry in test.causes]
 
 
 def failure_groups(failures: list[dict]) -> list[dict]:
-    """The failures grouped by cause (API x route x verdict x diff class x rule), most frequent first; each
-    group names its failing tests and the smallest replay (the failure whose case has the smallest
-    parameters, which is usually the one Hypothesis shrank furthest)."""
-    groups: dict[str, list[dict]] = {}
+    """Every cause of every failing test, grouped by cause, most frequent first; each group names its failing
+    tests and its smallest case (the one with the smallest parameters over the group) with its replay."""
+    groups: dict[str, list[tuple[dict, dict]]] = {}
     for failure in failures:
-        groups.setdefault(failure["cause"]["label"], []).append(failure)
+        for cause in failure["causes"]:
+            groups.setdefault(cause["cause"]["label"], []).append((failure, cause))
     out = []
     for members in groups.values():
-        smallest = min(members, key=lambda f: (_size(f.get("case")), f["test_id"]))
-        out.append({"cause": members[0]["cause"], "count": len(members), "tests": [f["test_id"] for f in members],
-                    "smallest": {key: smallest.get(key) for key in ("test_id", "params", "message", "replay",
-                                                                     "replay_command")}})
+        test, smallest = min(members, key=lambda m: (_size(m[1].get("case")), m[0]["test_id"]))
+        out.append({"cause": smallest["cause"], "count": len(members), "tests": [m[0]["test_id"] for m in members],
+                    "smallest": {"test_id": test["test_id"],
+                                 **{key: smallest.get(key) for key in ("params", "message", "replay", "replay_command")}}})
     return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
 
 
 def _size(case: dict | None) -> int:
     """How big a failing case is, by its parameters (no case: as big as can be)."""
-    if not case:
-        return 2**63
-    return sum(abs(value) for value in case.get("params", {}).values() if isinstance(value, int))
+    return params_size(case.get("params")) if case else 2**63
 
 
 def _waiver_key(waiver: Any) -> str:

@@ -15,6 +15,9 @@ PROFILES = {"quick": 3, "ci": 10, "full": 100}
 
 DEFAULT_PROFILE = "ci"
 
+SMOKE_CASES = 2
+"""Cases of one smoke test (never shrunk): the simplest one, and one drawn like every other case."""
+
 CERTIFICATION_PROFILE = "full"
 """The one profile whose conforming run may be called a certification run."""
 

@@ -20,7 +20,11 @@ One JSON object per line, discriminated by "record":
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
-   "skipped_reason": str|null}
+   "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
+   "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
+               "replay_command": str|null, "case": {case_summary}, "cases": n}, ...]}
+  The fields message, diff, replay, replay_command and case are those of the first cause (records written
+  before causes were recorded have no "causes": their one cause is derived from those fields).
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
 
 Outcomes are those of ascendc_conformance.judge.verdict (pass, fail, missed-reject, false-reject, error, timeout, crashed,
@@ -87,34 +91,71 @@ def format_params(summary: Mapping | None) -> str:
     return f"{summary['api']} {summary['product']} {summary['route']} {dtype} {{{params}}}"
 
 
+def params_size(params: Any) -> int:
+    """How big a call is by its parameters: the sum of their integers, nested ones included (for choosing a
+    cause's smallest failing case)."""
+    if isinstance(params, Mapping):
+        return sum(params_size(value) for value in params.values())
+    if isinstance(params, (list, tuple)):
+        return sum(params_size(value) for value in params)
+    return abs(int(params)) if isinstance(params, int) else 0
+
+
+NO_RULE = "no rule"   # what a false rejection that named no rule is grouped under
+
+
 @dataclass(frozen=True)
 class Cause:
-    """What a failure is about: API x route x verdict x diff class x rule. Failures of one cause are grouped
-    in the reports; a run shrinks only the first failure of each (API, route, verdict, diff class)."""
+    """One root cause of failures, as a person would group them: the API, the verdict, and what tells one
+    behaviour of the target from another — for a legal call the route with a fail's primary diff class (the
+    class of its first differing run: where the misplaced bytes start) or the rules a false rejection named;
+    for an illegal test's call the rule it breaks (its route is incidental: a missing check misses on every
+    route). Not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
+    classes a case happens to show. A test records each of its causes; the reports group failures by cause; a
+    run shrinks only the first failure of each cause (its `shrink_key`)."""
 
     api: str
     route: str
     verdict: Outcome
-    diff_class: str   # the diff's classes joined by "+", "" for a failure without a memory diff
-    rule: str         # the rule of a fault or bound test, "" for a legal test
+    diff_class: str = ""   # a fail's primary diff class
+    named: str = ""        # the rules a false rejection named, sorted and joined by "+" (NO_RULE for none)
+    rule: str = ""         # the rule an illegal test's call breaks
+
+    @classmethod
+    def of(cls, verdict: Outcome, case: Mapping | None, diff: Mapping | None = None, actual: Mapping | None = None,
+           fault_rule: str | None = None) -> "Cause":
+        """The cause of a failing verdict on a case (its case_summary), with the verdict's diff and the target's
+        answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests)."""
+        case, diff = case or {}, diff or {}
+        runs = diff.get("runs") or ()
+        primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
+        named = ""
+        if verdict is Outcome.FALSE_REJECT:
+            named = "+".join(sorted((actual or {}).get("rules") or ())) or NO_RULE
+        return cls(api=case.get("api") or "", route="" if fault_rule else case.get("route") or "", verdict=verdict,
+                   diff_class=primary, named=named, rule=fault_rule or "")
 
     @property
-    def shrink_key(self) -> tuple[str, str, Outcome, str]:
-        return (self.api, self.route, self.verdict, self.diff_class)
+    def shrink_key(self) -> tuple[str, str, Outcome, str, str]:
+        """Failures that would shrink to the same behaviour: one per run is shrunk (a missed rejection shrinks
+        to the same small call whatever the rule)."""
+        return (self.api, self.route, self.verdict, self.diff_class, self.named)
 
     @property
     def label(self) -> str:
-        parts = [self.api, self.route, self.verdict.value, self.diff_class, self.rule]
+        named = f"naming {self.named}" if self.named else ""
+        parts = [self.api, self.route, self.verdict.value, self.diff_class, named, self.rule]
         return " / ".join(part for part in parts if part)
 
     def to_json(self) -> dict[str, str]:
         return {"api": self.api, "route": self.route, "verdict": self.verdict.value, "diff_class": self.diff_class,
-                "rule": self.rule, "label": self.label}
+                "named": self.named, "rule": self.rule, "label": self.label}
 
-
-def diff_class(diff: Mapping | None) -> str:
-    """The classes of a memory diff (verdict.diff), joined by "+"; "" for none."""
-    return "+".join(sorted((diff or {}).get("runs_by_class") or ())) if diff else ""
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Cause":
+        return cls(api=str(data.get("api") or ""), route=str(data.get("route") or ""),
+                   verdict=Outcome.parse(data.get("verdict")), diff_class=str(data.get("diff_class") or ""),
+                   named=str(data.get("named") or ""), rule=str(data.get("rule") or ""))
 
 
 class TestKind(Word):
@@ -160,18 +201,22 @@ class TestRecord:
     skipped_reason: str | None = None
     case: Mapping | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
+    causes: tuple[Mapping, ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
 
     @property
     def cause(self) -> Cause | None:
-        """What the failure is about; None for a test that did not fail."""
+        """What the (first) failure is about; None for a test that did not fail."""
         if not self.verdict.is_failure:
             return None
-        case = self.case or {}
-        return Cause(api=self.api or case.get("api") or "", route=case.get("route") or self.route or "",
-                     verdict=self.verdict, diff_class=diff_class(self.diff), rule=self.rule or "")
+        if self.causes:
+            return Cause.from_json(self.causes[0]["cause"])
+        case = dict(self.case or {})   # a record written before causes were recorded
+        case.setdefault("api", self.api)
+        case["route"] = case.get("route") or self.route
+        return Cause.of(self.verdict, case, self.diff, fault_rule=self.rule if self.kind is TestKind.ILLEGAL else None)
 
     def to_json(self) -> dict:
         record = {"record": "test"}
@@ -212,7 +257,8 @@ class TestRecord:
                    tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None, other_rule=other_rule,
-                   case=freeze(record.get("case")) if record.get("case") else None, **extra)
+                   case=freeze(record.get("case")) if record.get("case") else None,
+                   causes=freeze(list(record.get("causes") or ())), **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

@@ -27,12 +27,36 @@ from typing import Any, Mapping, Sequence
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import ResultStatus, decode_base64
 from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.words import Word
 from ascendc_conformance.judge.diff import diff_results, format_diff
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 
 STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
+
+
+class RuleNaming(Word):
+    """How the rules a target's rejection of an illegal call names are judged (`--strict-rules`,
+    `--lenient-rules`); a rejection naming no rule is judged on the rejection alone, whatever the policy."""
+
+    KNOWN = "known"      # default: naming only rule ids of the spec, none of which the call breaks, is wrong-rule
+    STRICT = "strict"    # naming no rule the call breaks is wrong-rule, whatever ids it names
+    LENIENT = "lenient"  # any rejection passes; one naming only other rules is counted as such
+
+    def wrong(self, named: "NamedRules | None") -> bool:
+        """Whether a rejection whose named rules are `named` earns wrong-rule under this policy."""
+        if named is NamedRules.OTHER_KNOWN:
+            return self is not RuleNaming.LENIENT
+        return named is NamedRules.OTHER_UNKNOWN and self is RuleNaming.STRICT
+
+
+class NamedRules(Word):
+    """What the rules a rejection of an illegal call names say about the rules the call breaks."""
+
+    BROKEN = "broken"                 # one of them is a rule the call breaks
+    OTHER_KNOWN = "other-known"       # all are rules of the spec the call does not break
+    OTHER_UNKNOWN = "other-unknown"   # none is broken, and some id is not a rule of the spec (a target's own name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -46,12 +70,12 @@ class Verdict:
     reading: str | None = None        # the run's reading (label), on a case that depends on disputed points
     followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
     points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
-    named_rule: bool | None = None   # a rejection of an illegal call that names rules: whether one is broken
+    named_rule: NamedRules | None = None   # a rejection of an illegal call that names rules: what they are
 
     @property
     def other_rule(self) -> bool:
         """The target rejected an illegal call for other rules than the ones it breaks."""
-        return self.named_rule is False
+        return self.named_rule in (NamedRules.OTHER_KNOWN, NamedRules.OTHER_UNKNOWN)
 
     def __post_init__(self) -> None:
         if not isinstance(self.outcome, Outcome) or self.outcome is Outcome.SKIPPED:
@@ -68,7 +92,7 @@ class Verdict:
         if self.reading is not None:
             data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
         if self.named_rule is not None:
-            data["named_rule"] = self.named_rule
+            data["named_rule"] = self.named_rule.value
         return data
 
     def describe(self) -> str:
@@ -78,15 +102,17 @@ class Verdict:
 
 
 def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: Reading | None = None,
-          others: Sequence[tuple[Reading, dict]] = (), strict_rules: bool = False, spec: Spec | None = None) -> Verdict:
+          others: Sequence[tuple[Reading, dict]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
+          spec: Spec | None = None) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
-    under every other reading the case is compared with (reference.expect_readings). With `strict_rules`, a
-    rejection of an illegal call that names only rules the call does not break is the failure `wrong-rule`.
+    under every other reading the case is compared with (reference.expect_readings).
 
-    A rejection of an illegal call that names rules records whether it named a rule the call breaks
-    (`named_rule`); naming only others passes, or with `strict_rules` is the failing verdict wrong-rule.
-    A rejection naming no rule is judged on the rejection alone.
+    A rejection of an illegal call that names rules records what they are (`named_rule`); naming only rules
+    the call does not break is the failing verdict wrong-rule as `rule_naming` says (by default when every id
+    is a rule of the spec). A rejection naming no rule is judged on the rejection alone. Likewise a rejection
+    matches another reading only through the rules it names: it follows a reading only if it names a rule that
+    reading makes the case break (or names none); a rejection for an unrelated rule is the ordinary verdict.
 
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
     which the suite never generates, and an expected rejection put to a target that does not validate (the
@@ -114,9 +140,9 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
         message = actual.get("message") or "(no message)"
         return Verdict(outcome=Outcome.ERROR, message=f"the target answered status error: {message}", **base)
     outcome, message, diff = _against(case, expected, actual, reading, spec)
-    named = _named_rule(expected, actual)
+    named = _named_rule(expected, actual, spec)
     base.update(diff=diff, named_rule=named)
-    if named is False and strict_rules:
+    if rule_naming.wrong(named):
         outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
                                                 f"{_list(actual.get('rules'))}, none of the rules it breaks: "
                                                 + "; ".join(_describe(spec, rule) for rule in expected.get("rules", ())))
@@ -150,20 +176,25 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
                    message=f"{message}; the answer matches none of the readings compared ({compared}; {disputed})")
 
 
-def _named_rule(expected: dict, actual: dict) -> bool | None:
-    """Whether a rejection of an illegal call names a rule the call breaks; None when it names none (or it
-    is not such a rejection)."""
+def _named_rule(expected: dict, actual: dict, spec: Spec) -> NamedRules | None:
+    """What the rules a rejection of an illegal call names are; None when it names none (or it is not such a
+    rejection)."""
     named = actual.get("rules") or ()
     if expected["status"] != ResultStatus.REJECTED or actual.get("status") != ResultStatus.REJECTED or not named:
         return None
-    return any(rule in expected.get("rules", ()) for rule in named)
+    if any(rule in expected.get("rules", ()) for rule in named):
+        return NamedRules.BROKEN
+    return NamedRules.OTHER_KNOWN if all(rule in spec.rules for rule in named) else NamedRules.OTHER_UNKNOWN
 
 
 def _matches(expected: dict, actual: dict) -> bool:
-    """Whether the answer is what `expected` says: a rejection for a rejection, the same memory for ok."""
+    """Whether the answer is what `expected` says: the same memory for ok; for a rejection, a rejection
+    naming one of the rules `expected` says the call breaks, or naming none."""
     status = expected.get("status")
     if status == ResultStatus.REJECTED:
-        return actual.get("status") == ResultStatus.REJECTED
+        named = actual.get("rules") or ()
+        return actual.get("status") == ResultStatus.REJECTED and (
+            not named or any(rule in expected.get("rules", ()) for rule in named))
     return (status == ResultStatus.OK and actual.get("status") == ResultStatus.OK
             and _same_memory(expected["memory"], actual["memory"]))
 

@@ -102,9 +102,13 @@ OPTIONS: tuple[RunOption, ...] = (
                           "line, for a terminal), lines (a line per tenth of the run, for CI logs), off (pytest's "
                           "own dots), auto (live on a terminal, else lines; default)",
               default="auto", choices=PROGRESS_MODES),
-    RunOption("strict_rules", "judge a rejection of an illegal call that names only rules the call does not "
-                              "break as the failing verdict wrong-rule (default: a pass, counted in the rule "
-                              "table's 'rejected for another rule' column)", flag=True),
+    RunOption("strict_rules", "a rejection of an illegal call is wrong-rule unless it names a rule the call "
+                              "breaks (or names none), even when it names ids that are not rules of the spec (by "
+                              "default only a rejection naming spec rules, none of them broken, is wrong-rule)",
+              flag=True),
+    RunOption("lenient_rules", "pass every rejection of an illegal call, whatever rules it names (for targets whose "
+                               "rule names are approximate); one naming only other rules is counted in the rule "
+                               "table's 'rejected for another rule' column", flag=True),
 )
 
 

@@ -19,9 +19,15 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from ascendc_conformance.format.defaults import PROFILES
+try:
+    from builtins import BaseExceptionGroup
+except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backport there
+    from exceptiongroup import BaseExceptionGroup
+
+from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.judge.verdict import RuleNaming
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
@@ -58,7 +64,14 @@ def _settings(config: pytest.Config) -> RunSettings:
                        shrink_seconds=config.getoption("ascendc_shrink_seconds"),
                        shrink_budget=config.getoption("ascendc_shrink_budget"),
                        reading=tuple(config.getoption("ascendc_reading")),
-                       strict_rules=config.getoption("ascendc_strict_rules"))
+                       rule_naming=_rule_naming(config))
+
+
+def _rule_naming(config: pytest.Config) -> RuleNaming:
+    strict, lenient = config.getoption("ascendc_strict_rules"), config.getoption("ascendc_lenient_rules")
+    if strict and lenient:
+        raise pytest.UsageError("--ascendc-strict-rules and --ascendc-lenient-rules contradict each other; give one")
+    return RuleNaming.STRICT if strict else RuleNaming.LENIENT if lenient else RuleNaming.KNOWN
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -80,6 +93,8 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
     _load_run_profile(session)
+    # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
+    config.addinivalue_line("filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
     if not any(Path(arg.split("::")[0]).resolve().is_relative_to(SUITE_DIR) for arg in config.args):
         config.args.append(str(SUITE_DIR))
     config.pluginmanager.register(sys.modules[__name__], "ascendc-run")
@@ -179,6 +194,13 @@ def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.I
     return ordered + others
 
 
+def _target_failures(error: BaseException) -> bool:
+    """Whether `error` is a target's failure raised for shrinking, or a group of nothing else."""
+    if isinstance(error, BaseExceptionGroup):
+        return all(_target_failures(member) for member in error.exceptions)
+    return isinstance(error, ConformanceFailure)
+
+
 def _parse_shard(text: str) -> tuple[int, int]:
     try:
         index, count = (int(part) for part in text.split("/"))
@@ -202,7 +224,8 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
     kind, _ = ascendc_run.planned[request.node.name]
-    record = CheckRecord(test_id=request.node.name, kind=kind)
+    budget = SMOKE_CASES if kind is TestKind.SMOKE else PROFILES[ascendc_run.settings.profile]
+    record = CheckRecord(test_id=request.node.name, kind=kind, budget=budget)
     yield record
     ascendc_run.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
@@ -213,11 +236,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     if call.when == "call" and report.failed and call.excinfo is not None:
         record = getattr(item, "funcargs", {}).get("ascendc_record")
-        if record is not None and record.failure is None:   # not the target's failure: the suite could not judge
+        if record is not None and record.causes and _target_failures(call.excinfo.value):
+            # the target's failures (one, or Hypothesis's group of several causes): every cause with its
+            # verdict, diff and replay command, in one failure; no traceback, no ExceptionGroup
+            report.longrepr = record.failure_text
+        elif record is not None:    # not the target's failure: the suite could not judge
             record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
-        elif record is not None and call.excinfo.errisinstance(ConformanceFailure):
-            report.longrepr = record.failure_text         # the target's failure: verdict, diff, replay; no traceback
     elif call.when == "call" and report.passed:
         record = getattr(item, "funcargs", {}).get("ascendc_record")
         failure = RunSession.unraised_failure(record) if record is not None else None

@@ -6,12 +6,16 @@ records, and raises `ConformanceFailure` when the target fails (after saving a r
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import NoReturn
+
+from hypothesis import target
 
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
@@ -20,15 +24,18 @@ from ascendc_conformance.runner import waivers
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.case import ResultStatus
-from ascendc_conformance.format.results import TestKind, TestRecord, case_summary, freeze
+from ascendc_conformance.format.results import Cause, TestKind, TestRecord, case_summary, freeze, params_size
 from ascendc_conformance.targets import Target, open_target
-from ascendc_conformance.judge.verdict import Verdict, judge
+from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
+
+
+SHRUNK_CAUSES = 2   # causes of one test shown to Hypothesis to shrink (see RunSession._plan_shrinking)
 
 
 class ConformanceFailure(AssertionError):
@@ -51,7 +58,32 @@ class RunSettings:
     shrink_seconds: float = SHRINK_SECONDS        # per failing test
     shrink_budget: float = RUN_SHRINK_SECONDS     # all failing tests of this process together
     reading: tuple[str, ...] = ()                 # --reading words: reading sets and POINT=ALT (none: the seed reading)
-    strict_rules: bool = False                    # a rejection naming only other rules is the failing wrong-rule
+    rule_naming: RuleNaming = RuleNaming.KNOWN    # when a rejection naming only other rules is wrong-rule
+
+
+@dataclass(repr=False)
+class CauseRecord(ShortRepr):
+    """One distinct cause of a test's failures: its smallest failing case so far (what the reports show and its
+    replay file holds), how many judged cases showed it, and whether the run shrinks it."""
+
+    cause: Cause
+    index: int                   # 1 for the test's first cause, 2 for the next one found, ...
+    verdict: Verdict             # on the smallest failing case
+    summary: dict                # that case's case_summary
+    size: tuple[int, int]        # how big that case is (_size)
+    text: str = ""               # the verdict, its diff and the replay command
+    cases: int = 0               # judged cases of this cause (the shrinker's candidates not counted)
+    shrinking: bool = False      # raised for Hypothesis to shrink (see RunSession.check)
+    replay: str | None = None
+    replay_command: str | None = None
+
+    def __repr__(self) -> str:
+        return f"CauseRecord({self.cause.label})"
+
+    def to_json(self) -> dict:
+        return {"cause": self.cause.to_json(), "verdict": self.verdict.outcome.value, "message": self.verdict.message,
+                "diff": self.verdict.diff, "replay": self.replay, "replay_command": self.replay_command,
+                "case": self.summary, "cases": self.cases}
 
 
 @dataclass(repr=False)
@@ -59,28 +91,27 @@ class CheckRecord(ShortRepr):
     """What one conformance test saw over all its cases (mutable: filled in while Hypothesis runs).
 
     `result()` is the frozen `TestRecord` written to results.jsonl; the test's subject (product, API, path,
-    rule...) is set once, by `describe`, with TestRecord's field names."""
+    rule...) is set once, by `describe`, with TestRecord's field names. `budget` is the number of cases the
+    test draws (its settings' max_examples): calls past it are Hypothesis's shrinking."""
 
     test_id: str
     kind: TestKind
+    budget: int
     subject: dict[str, str] = field(default_factory=dict)
     counts: Counter = field(default_factory=Counter)
     tags: Counter = field(default_factory=Counter)
     disputed: dict = field(default_factory=dict)           # point -> Counter of the readings followed
     dispute_examples: dict = field(default_factory=dict)   # point -> reading -> params of its first case
-    failure: Verdict | None = None
-    replay: str | None = None
-    replay_command: str | None = None
+    causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
+    failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
+    error: Verdict | None = None      # the suite could not judge the test
     waiver: dict | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
     other_rule: int = 0
+    calls: int = 0                    # cases handed to RunSession.check
     started: float = field(default_factory=time.monotonic)
-    failed_at: float | None = None
-    failing_case: str | None = None   # the last (so the smallest) failing case, as canonical JSON
-    failing_summary: dict | None = None   # its case_summary, for the record
-    failure_text: str = ""                # what the test raised on it
-    shrinking: bool = False               # the failure is raised for Hypothesis to shrink (see RunSession.check)
+    shrink_started: float | None = None   # when the first call past the budget came
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -96,13 +127,34 @@ class CheckRecord(ShortRepr):
         return self.subject.get("rule")
 
     @property
+    def ranked_causes(self) -> list[CauseRecord]:
+        """The causes, worst verdict first (the test's own verdict), then in the order they were found."""
+        return sorted(self.causes.values(), key=lambda state: (state.verdict.outcome.severity, state.index))
+
+    @property
+    def failure(self) -> Verdict | None:
+        """The verdict of the worst cause (or the suite's error); None for a test that has not failed."""
+        if self.error is not None:
+            return self.error
+        return self.ranked_causes[0].verdict if self.causes else None
+
+    @property
+    def failure_text(self) -> str:
+        """What the test fails with: every cause, each with its verdict, diff and replay command."""
+        texts = [state.text for state in self.ranked_causes]
+        if len(texts) < 2:
+            return "".join(texts)
+        return f"{len(texts)} distinct causes:\n" + "\n\n".join(f"({i}) {text}" for i, text in enumerate(texts, 1))
+
+    @property
     def verdict(self) -> Outcome:
-        """The failure if there is one, else the worst outcome of its cases (skipped if it judged none)."""
-        if self.failure is not None:
-            return self.failure.outcome
-        if self.skip is not None and not self.counts:
+        """The worst outcome of its cases and causes (skipped if it judged none); error if the suite failed."""
+        if self.error is not None:
+            return Outcome.ERROR
+        outcomes = [Outcome(outcome) for outcome in self.counts] + [c.verdict.outcome for c in self.causes.values()]
+        if self.skip is not None and not outcomes:
             return self.skip.verdict
-        return min((Outcome(outcome) for outcome in self.counts), key=lambda o: o.severity, default=Outcome.SKIPPED)
+        return min(outcomes, key=lambda o: o.severity, default=Outcome.SKIPPED)
 
     def skipped(self, reason: SkipReason, detail: str) -> str:
         """Record why this test judges no case; the text to pass to pytest.skip."""
@@ -110,40 +162,70 @@ class CheckRecord(ShortRepr):
         return self.skipped_reason
 
     def add(self, verdict: Verdict, case: dict) -> None:
-        """Count a judged case. Once the test failed, Hypothesis only shrinks: a smaller failing case replaces
-        the failure it was counted as (so the counts always hold the test's verdict); passing candidates of
-        the shrinker are not counted."""
-        if self.failure is None:
-            self.counts[verdict.outcome] += 1
-            self.other_rule += verdict.other_rule
-            self.tags.update(case.get("tags", []))
-            for point, name in verdict.points.items():
-                self.disputed.setdefault(point, Counter())[name] += 1
-                self.dispute_examples.setdefault(point, {}).setdefault(name, case["params"])
-        elif verdict.is_failure:
-            self.counts[self.failure.outcome] -= 1
-            self.counts[verdict.outcome] += 1
-        if verdict.is_failure:
-            self.failure = verdict
+        """Count a judged case of the test's budget (the shrinker's candidates are not counted)."""
+        self.counts[verdict.outcome] += 1
+        self.other_rule += verdict.other_rule
+        self.tags.update(case.get("tags", []))
+        for point, name in verdict.points.items():
+            self.disputed.setdefault(point, Counter())[name] += 1
+            self.dispute_examples.setdefault(point, {}).setdefault(name, case["params"])
+
+    def novelty(self, case: dict) -> float:
+        """How unlike the test's failing cases a case is (for Hypothesis's targeting, once the test failed):
+        its route or dtypes differing from every one's count 4, and each parameter whose magnitude (bit
+        length) differs from that parameter in every one counts 1."""
+        summary = case_summary(case)
+        others = [state.summary for state in self.causes.values()]
+        score = 4.0 * all((summary["route"], summary["src_dtype"], summary["dst_dtype"]) !=
+                          (other["route"], other["src_dtype"], other["dst_dtype"]) for other in others)
+        for name, value in summary["params"].items():
+            if isinstance(value, int) and all(_bits(other["params"].get(name)) != _bits(value) for other in others):
+                score += 1
+        return score
 
     def suite_error(self, message: str) -> None:
         """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
         started, a Hypothesis health check): recorded as an error, never as a pass."""
-        self.failure = Verdict(outcome=Outcome.ERROR, message=f"the suite could not judge this test: {message}",
-                               expected={})
+        self.error = Verdict(outcome=Outcome.ERROR, message=f"the suite could not judge this test: {message}",
+                             expected={})
 
     def result(self) -> TestRecord:
         failure = self.failure
+        ranked = self.ranked_causes
+        first = ranked[0] if ranked else None
         return TestRecord(
             test_id=self.test_id, kind=self.kind, verdict=self.verdict, **self.subject,
             counts=freeze(dict(self.counts)), cases=sum(self.counts.values()), tags=freeze(dict(self.tags)),
             disputed=freeze({point: dict(seen) for point, seen in self.disputed.items()}),
-            dispute_examples=freeze(self.dispute_examples), message=failure.message if failure else (self.skipped_reason or ""),
-            diff=freeze(failure.diff) if failure and failure.diff else None, replay=self.replay,
-            replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
+            dispute_examples=freeze(self.dispute_examples),
+            message=failure.message if failure else (self.skipped_reason or ""),
+            diff=freeze(failure.diff) if failure and failure.diff else None,
+            replay=first.replay if first else None, replay_command=first.replay_command if first else None,
+            duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
             skipped_reason=self.skipped_reason, other_rule=self.other_rule,
-            case=freeze(self.failing_summary) if self.failing_summary else None)
+            case=freeze(first.summary) if first else None,
+            causes=freeze([state.to_json() for state in ranked]))
+
+
+def _bits(value) -> int:
+    return abs(value).bit_length() if isinstance(value, int) else -1
+
+
+def _size(case: dict) -> tuple[int, int]:
+    """How big a case is, for choosing a cause's smallest: the sum of its integer parameters, then their text."""
+    return params_size(case.get("params")), len(json.dumps(case.get("params"), sort_keys=True))
+
+
+_FAILURE_CLASSES: dict[Cause, type] = {}
+
+
+def _raise_cause(state: CauseRecord) -> NoReturn:
+    """Raise the cause's failure for Hypothesis to shrink: one class per cause, raised from this one line, so
+    that Hypothesis tells causes apart (and shrinks each) by the exception's class and nothing else."""
+    failure = _FAILURE_CLASSES.setdefault(state.cause, type("ConformanceFailure", (ConformanceFailure,),
+                                                            {"__module__": __name__}))
+    raise failure(state.text)
 
 
 def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
@@ -243,47 +325,59 @@ class RunSession:
         return tests
 
     def check(self, record: CheckRecord, case: dict, expectation: Expectation = Expectation.LEGAL) -> None:
-        """Run one case on the target, judge it, record it; raise ConformanceFailure if the target failed and
-        the failure is to be shrunk.
+        """Run one case on the target, judge it, record it; raise the failure of its cause if the target failed
+        and that cause is to be shrunk.
 
-        A failing run stays bounded. Only the first failure of each (API, route, verdict, diff class) is
-        shrunk, never a timeout or a crash, and only within --shrink-seconds per test and --shrink-budget per
-        run: such a failure is raised, so that Hypothesis shrinks it. Any other failure is recorded but not
-        raised (the runner fails the test when it ends, see `unraised_failure`): it is reported as drawn. Once
-        a test has failed, no case is sent to the target again unless Hypothesis is shrinking it within its
-        budget, and the smallest failing case is never sent again (Hypothesis replays it at the end: its
-        verdict is known, and a target that hung on it would cost another timeout). Cases are always drawn
-        in full, so that Hypothesis sees the same data generation on every run of a test."""
-        if record.failure is not None:
-            if json.dumps(case, sort_keys=True) == record.failing_case:
-                if record.shrinking:
-                    raise ConformanceFailure(record.failure_text)
-                return
-            if not record.shrinking or self._shrink_budget_spent(record):
-                return
-        failure = self._run(record, case, expectation)
-        if failure is not None and record.shrinking:
+        One failure never hides another: after a test's first failure it keeps sending the cases of its budget
+        (steering Hypothesis towards cases unlike the failing ones) and records every distinct cause, each
+        with its smallest case and replay file. A failing run stays bounded: only the first failure of each
+        cause in the run is shrunk (see `_plan_shrinking`), within --shrink-seconds per test and
+        --shrink-budget per run; past the budget the shrinker's candidates are not sent, and the smallest
+        failing case of a cause is never sent again (Hypothesis replays it at the end: its verdict is known,
+        and a target that hung on it would cost another timeout). After a timeout the test sends nothing
+        more. Cases are always drawn in full, so that Hypothesis sees the same data generation on every run."""
+        record.calls += 1
+        digest = hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
+        known = record.failing.get(digest)
+        if known is not None:
+            state = record.causes[known]
+            if state.shrinking:
+                _raise_cause(state)
+            return
+        if record.causes:
+            target(record.novelty(case), label="unlike the failing cases")
+        generating = record.calls <= record.budget
+        if not generating and record.shrink_started is None:
+            record.shrink_started = time.monotonic()
+        if any(cause.verdict is Outcome.TIMEOUT for cause in record.causes):
+            return
+        if not generating and (not any(state.shrinking for state in record.causes.values())
+                               or self._shrink_budget_spent(record)):
+            return
+        state = self._run(record, case, expectation, digest, counted=generating)
+        if state is not None and state.shrinking:
             del case   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
-            raise ConformanceFailure(failure)
+            _raise_cause(state)
 
     @staticmethod
     def unraised_failure(record: CheckRecord) -> str | None:
-        """The failure of a test that was recorded but not raised (reported as drawn): the runner fails the
-        test with it when Hypothesis is done."""
-        return record.failure_text if record.failure is not None and not record.shrinking else None
+        """The failures of a test that Hypothesis saw pass (none was raised: every cause was reported as
+        drawn): the runner fails the test with them when Hypothesis is done."""
+        return record.failure_text if record.causes else None
 
     def _shrink_budget_spent(self, record: CheckRecord) -> bool:
-        assert record.failed_at is not None
-        spent = time.monotonic() - record.failed_at
+        assert record.shrink_started is not None
+        spent = time.monotonic() - record.shrink_started
         return spent > self.settings.shrink_seconds or self.shrink_spent + spent > self.settings.shrink_budget
 
     def finished(self, record: CheckRecord) -> None:
         """A test ended: add the time it spent shrinking to the run's shrink budget."""
-        if record.failed_at is not None:
-            self.shrink_spent += time.monotonic() - record.failed_at
+        if record.shrink_started is not None:
+            self.shrink_spent += time.monotonic() - record.shrink_started
 
-    def _run(self, record: CheckRecord, case: dict, expectation: Expectation) -> str | None:
-        """Ask the reference and the target, judge and record; the failure message if the target failed."""
+    def _run(self, record: CheckRecord, case: dict, expectation: Expectation, digest: str,
+             counted: bool) -> CauseRecord | None:
+        """Ask the reference and the target, judge and record; the failing cause's record if the target failed."""
         expected, others = reference.expect_readings(case, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         self._check_expectation(record, case, expected if not self.reading.choices else reference.expect(case),
@@ -295,30 +389,43 @@ class RunSession:
             return None
         answer = self.target.execute(case)
         verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others,
-                        strict_rules=self.settings.strict_rules, spec=self.spec)
+                        rule_naming=self.settings.rule_naming, spec=self.spec)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
-        first_failure = record.failure is None
-        record.add(verdict, case)
+        if counted:
+            record.add(verdict, case)
         if not verdict.is_failure:
             return None
-        record.failing_case = json.dumps(case, sort_keys=True)
-        record.failing_summary = case_summary(case)
-        self._save_replay(record, case, expected, verdict)
-        if first_failure:
-            record.failed_at = time.monotonic()
-            self._plan_shrinking(record)
-        record.failure_text = f"{verdict.describe()}\nreplay: {record.replay_command or '(no --ascendc-report dir)'}"
-        return record.failure_text
+        summary = case_summary(case)
+        cause = Cause.of(verdict.outcome, summary, verdict.diff, verdict.actual,
+                         record.rule if expectation is not Expectation.LEGAL else None)
+        record.failing[digest] = cause
+        state = record.causes.get(cause)
+        size = _size(case)
+        if state is None:
+            state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
+                                                       summary=summary, size=size)
+            self._plan_shrinking(record, state)
+        elif size >= state.size:
+            state.cases += counted
+            return state
+        state.cases += counted
+        state.verdict, state.summary, state.size = verdict, summary, size
+        self._save_replay(record, state, case, expected)
+        state.text = f"{verdict.describe()}\nreplay: {state.replay_command or '(no --ascendc-report dir)'}"
+        return state
 
-    def _plan_shrinking(self, record: CheckRecord) -> None:
-        """Shrink only the first failure of each cause, while the run's budget lasts, and never a hang or a
-        crash (each try costs a timeout or a restart)."""
-        cause = record.result().cause
-        assert cause is not None
-        record.shrinking = (cause.shrink_key not in self._shrunk_causes and self.shrink_spent < self.settings.shrink_budget
-                            and cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
-        self._shrunk_causes.add(cause.shrink_key)
+    def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:
+        """Shrink only the first failure of each cause in the run, at most SHRUNK_CAUSES of one test (Hypothesis
+        shrinks each cause it is shown, and its shrinking costs draws even where the target is no longer
+        asked), while the run's budget lasts, and never a hang or a crash (each try costs a timeout or a
+        restart). The other causes are reported with their smallest drawn case."""
+        key = state.cause.shrink_key
+        shrunk_here = sum(other.shrinking for other in record.causes.values())
+        state.shrinking = (key not in self._shrunk_causes and shrunk_here < SHRUNK_CAUSES
+                           and self.shrink_spent < self.settings.shrink_budget
+                           and state.cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
+        self._shrunk_causes.add(key)
 
     def _check_expectation(self, record: CheckRecord, case: dict, expected: dict, expectation: Expectation) -> None:
         """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule
@@ -343,10 +450,11 @@ class RunSession:
                                message=f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}")
         return verdict
 
-    def _save_replay(self, record: CheckRecord, case: dict, expected: dict, verdict: Verdict) -> None:
+    def _save_replay(self, record: CheckRecord, state: CauseRecord, case: dict, expected: dict) -> None:
         if self.settings.report_dir is None:
             return
-        path = replay.save(self.settings.report_dir / "replays", record.test_id, case, expected, verdict.actual,
-                           verdict.to_json(), self.settings.target)
-        record.replay = str(path.relative_to(self.settings.report_dir))
-        record.replay_command = replay.command(path, self.settings.target)
+        name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
+        path = replay.save(self.settings.report_dir / "replays", name, case, expected, state.verdict.actual,
+                           state.verdict.to_json(), self.settings.target)
+        state.replay = str(path.relative_to(self.settings.report_dir))
+        state.replay_command = replay.command(path, self.settings.target)

@@ -13,7 +13,7 @@ from ascendc_conformance.judge.diff import CLASSES, diff_memory, diff_results, f
 from ascendc_conformance.targets import Answer, Hello
 from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.judge.verdict import Verdict, judge
+from ascendc_conformance.judge.verdict import NamedRules, RuleNaming, Verdict, judge
 from ascendc_conformance.reference.explain import explain
 from ascendc_conformance.spec.loader import load_spec
 from tests.helpers.casebuild import make_case, region_bytes, sentinel
@@ -117,24 +117,24 @@ def test_rejection_passes_whatever_rules_it_names(rules: tuple[str, ...], says: 
     assert says in verdict.message
 
 
-@pytest.mark.parametrize("rules, named, strict_outcome", [
-    (("DataCopy-dst-align-local",), True, "pass"),
-    (("DataCopy-blockCount-max", "DataCopy-dst-align-local"), True, "pass"),
-    (("DataCopy-blockCount-max",), False, "wrong-rule"),
-    (("their-own-rule",), False, "wrong-rule"),
-    ((), None, "pass"),
+@pytest.mark.parametrize("rules, named, outcomes", [
+    (("DataCopy-dst-align-local",), NamedRules.BROKEN, ("pass", "pass", "pass")),
+    (("DataCopy-blockCount-max", "DataCopy-dst-align-local"), NamedRules.BROKEN, ("pass", "pass", "pass")),
+    (("DataCopy-blockCount-max",), NamedRules.OTHER_KNOWN, ("wrong-rule", "wrong-rule", "pass")),
+    (("their-own-rule",), NamedRules.OTHER_UNKNOWN, ("pass", "wrong-rule", "pass")),
+    ((), None, ("pass", "pass", "pass")),
 ])
-def test_rejection_records_whether_it_named_the_broken_rule(rules, named, strict_outcome) -> None:
-    """Default: any rejection passes, recording whether it named a broken rule; --strict-rules fails a
-    rejection that names only other rules (wrong-rule); naming no rule is judged as before."""
+def test_a_rejection_for_another_rule_is_wrong_rule_by_the_naming_policy(rules, named, outcomes) -> None:
+    """Default: a rejection naming only rules of the spec, none broken, is wrong-rule (one naming an id the
+    spec does not know passes, counted); --strict-rules fails both; --lenient-rules passes both; naming no rule
+    is judged on the rejection alone under every policy."""
     case, answer = illegal_case(), rejected(*rules)
-    lenient = judge(case, reference.expect(case), answer, VALIDATING)
-    assert lenient.outcome == "pass" and lenient.named_rule is named and lenient.other_rule is (named is False)
-    strict = judge(case, reference.expect(case), answer, VALIDATING, strict_rules=True)
-    assert strict.outcome == strict_outcome and strict.is_failure is (strict_outcome == "wrong-rule")
-    assert strict.named_rule is named
-    if strict_outcome == "wrong-rule":
-        assert "DataCopy-dst-align-local" in strict.message and Outcome.WRONG_RULE.junit_tag == "failure"
+    for policy, outcome in zip((RuleNaming.KNOWN, RuleNaming.STRICT, RuleNaming.LENIENT), outcomes):
+        verdict = judge(case, reference.expect(case), answer, VALIDATING, rule_naming=policy)
+        assert verdict.outcome == outcome and verdict.is_failure is (outcome == "wrong-rule"), policy
+        assert verdict.named_rule is named and verdict.other_rule is (named not in (None, NamedRules.BROKEN))
+        if outcome == "wrong-rule":
+            assert "DataCopy-dst-align-local" in verdict.message and Outcome.WRONG_RULE.junit_tag == "failure"
 
 
 def test_non_validating_target_is_never_judged_on_a_rejection() -> None:
@@ -203,6 +203,24 @@ def test_following_another_reading_of_a_point_the_run_does_not_name_is_disputed(
     assert verdict.outcome == "disputed" and not verdict.is_failure
     assert verdict.followed == "D24=must-be-zero" and dict(verdict.points) == {"D24": "must-be-zero"}
     assert "D24=must-be-zero" in verdict.message and "false-reject" in verdict.message
+
+
+@pytest.mark.parametrize("rules, outcome", [
+    (("LoadData2D-l1-align",), "false-reject"),          # an unrelated rule of the spec: no reading makes it break it
+    (("their-512-byte-alignment",), "false-reject"),     # an id the spec does not know: likewise
+    (("LoadData2D-dstGap-training-D24",), "disputed"),   # the rule D24=must-be-zero makes the case break
+    ((), "disputed"),                                    # no rule named: judged on the rejection alone, as before
+])
+def test_a_rejection_follows_a_reading_only_through_the_rules_it_names(rules, outcome) -> None:
+    """The C++ simulator's case: it rejects legal LoadData2D calls for a stricter alignment; with dstGap != 0 on
+    atlas-training the case also depends on D24, whose alternative makes it illegal. Naming its alignment rule,
+    the rejection is a false-reject (it was once credited to D24=must-be-zero as disputed)."""
+    verdict = judged(training_gap_case(), rejected(*rules))
+    assert verdict.outcome == outcome and verdict.is_failure is (outcome == "false-reject")
+    if outcome == "false-reject":
+        assert verdict.followed is None and dict(verdict.points) == {"D24": "none"}
+    else:
+        assert verdict.followed == "D24=must-be-zero" and dict(verdict.points) == {"D24": "must-be-zero"}
 
 
 def test_matching_no_reading_fails_with_the_diff_against_the_run_reading() -> None:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import Phase, event, given, settings
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.defaults import SMOKE_CASES
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.tags import Tag
 from ascendc_conformance.runner.session import CheckRecord, RunSession
@@ -81,7 +82,7 @@ def _check_boundary(run: RunSession, record: CheckRecord, boundary: Boundary, da
 
 # Two cases, never shrunk: Hypothesis's first example is the simplest one (every choice at its minimum), which
 # misses a bug in any field but the first; the second is drawn like every other case.
-@settings(max_examples=2, phases=[Phase.explicit, Phase.generate])
+@settings(max_examples=SMOKE_CASES, phases=[Phase.explicit, Phase.generate])
 @given(data=st.data())
 def test_smoke(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_smoke: Smoke,
                data: st.DataObject) -> None:
