@@ -32,13 +32,19 @@ std::uint64_t address(const json& object, const std::string& key, const std::str
 }
 
 // A parameter: any integer (a negative or too large one breaks a range rule, which is not a format matter).
+// Integers beyond 64 bits reach this program as doubles, and those beyond int64_t are read as its largest or
+// smallest value: outside every documented range either way.
 std::int64_t parameter(const json& value, const std::string& where) {
+    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t least = std::numeric_limits<std::int64_t>::min();
     if (value.is_number_unsigned()) {
-        auto big = value.get<std::uint64_t>();
-        auto most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-        return static_cast<std::int64_t>(big > most ? most : big);
+        return value.get<std::uint64_t>() > static_cast<std::uint64_t>(most) ? most : value.get<std::int64_t>();
     }
     if (value.is_number_integer()) return value.get<std::int64_t>();
+    if (value.is_number_float() && value.get<double>() == std::floor(value.get<double>())) {
+        if (value.get<double>() >= 0x1p63) return most;
+        if (value.get<double>() <= -0x1p63) return least;
+    }
     throw MalformedCase(where + ": expected an integer, got " + value.dump());
 }
 

@@ -5,7 +5,6 @@
 // It reads one JSON request per line on stdin and writes one JSON answer per line on stdout, with the
 // request's id, flushed at once. Nothing else ever goes to stdout: logs go to stderr. A request it cannot
 // read gets {"status": "error", ...} and the program goes on with the next line.
-#include <cstring>
 #include <iostream>
 #include <string>
 
@@ -99,17 +98,23 @@ void usage() {
 int main(int argc, char** argv) {
     Bug bug = Bug::none;
     for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--bug") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "dstgap-ignored") == 0) {
-            bug = Bug::dstgap_ignored;
-            ++i;
-        } else if (std::strcmp(argv[i], "--help") == 0) {
+        const std::string arg = argv[i];
+        if (arg == "--help") {
             usage();
             return 0;
-        } else {
-            std::cerr << "ascendc-cpp-target: unknown argument " << argv[i] << "\n";
-            usage();
-            return 2;
         }
+        if (arg == "--bug") {
+            const std::string name = i + 1 < argc ? argv[++i] : "";
+            if (name == "dstgap-ignored") {
+                bug = Bug::dstgap_ignored;
+                continue;
+            }
+            std::cerr << "ascendc-cpp-target: unknown bug '" << name << "'; known: dstgap-ignored\n";
+        } else {
+            std::cerr << "ascendc-cpp-target: unknown argument " << arg << "\n";
+        }
+        usage();
+        return 2;
     }
     if (bug != Bug::none) std::cerr << "ascendc-cpp-target: deliberate bug switched on: dstgap-ignored\n";
 
