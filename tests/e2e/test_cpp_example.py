@@ -1,0 +1,121 @@
+"""The C++ exec target of examples/cpp, built by its build.sh: it declares exactly atlas-a2's 32-byte DataCopy
+routes, conforms on them under `run --profile ci --seed 7` (every other test not-supported), keeps serving
+through malformed requests, and its deliberate bug (`--bug dstgap-ignored`) is caught."""
+from __future__ import annotations
+
+import fcntl
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascendc_conformance import reference
+from ascendc_conformance.spec.loader import load_spec
+from tests.helpers.casebuild import make_case, sentinel
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "cpp"
+PRODUCT, API = "atlas-a2", "DataCopy"
+SELECTION = ["--product", PRODUCT, "--api", API, "--profile", "ci", "--seed", "7"]
+
+# The rules whose single-fault tests reach the example's routes: it must reject each of them.
+CHECKED_RULES = {"DataCopy-blockCount-min", "DataCopy-blockCount-max", "DataCopy-blockLen-min", "DataCopy-blockLen-max",
+                 "DataCopy-srcGap-range", "DataCopy-dstGap-range", "DataCopy-count-range", "DataCopy-count-below-unit",
+                 "DataCopy-dst-align-local", "DataCopy-src-align-local", "DataCopy-gm-align", "Memory-bounds",
+                 "Memory-capacity"}
+
+
+@pytest.fixture(scope="session")
+def cpp_target() -> Path:
+    """examples/cpp built by its own build.sh, once per test process; processes take turns (a lock file in the
+    build directory), since they build into the same place."""
+    build = EXAMPLE / "build"
+    build.mkdir(exist_ok=True)
+    with open(build / "build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = subprocess.run(["bash", str(EXAMPLE / "build.sh")], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, ("examples/cpp/build.sh failed; it needs g++, cmake and nlohmann-json3-dev "
+                                  f"(.ci/run installs them):\n{done.stderr[-3000:]}")
+    binary = Path(done.stdout.strip().splitlines()[-1])
+    assert binary.is_file(), done.stdout
+    return binary
+
+
+def converse(binary: Path, *lines: str, args: tuple[str, ...] = ()) -> list[dict]:
+    """Every answer the program writes for these request lines (all of them must be JSON)."""
+    done = subprocess.run([str(binary), *args], input="".join(line + "\n" for line in lines), capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def documented_32_byte_routes() -> set[tuple[str, str, str, str, str]]:
+    """(product, api, src, dst, form) of every documented DataCopy path of atlas-a2 moving 32-byte DataBlocks."""
+    spec = load_spec()
+    api = spec.apis[API]
+    return {(PRODUCT, API, path.src, path.dst, form) for path in spec.paths(PRODUCT, API)
+            if api.units_for(path.dst) == api.default_units for form in path.forms}
+
+
+def test_hello_declares_exactly_the_32_byte_routes(cpp_target: Path) -> None:
+    [hello] = converse(cpp_target, json.dumps({"id": 1, "op": "hello", "protocol": 1}))
+    assert hello["id"] == 1 and hello["status"] == "ok" and hello["validates"] is True
+    assert hello["products"] == [PRODUCT] and hello["apis"] == [API]
+    declared = {(e["product"], e["api"], e["src"], e["dst"], e["form"]) for e in hello["implements"]}
+    assert declared == documented_32_byte_routes() and len(declared) == len(hello["implements"]) == 26
+
+
+def test_it_conforms_on_what_it_implements(cpp_target: Path, tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", f"exec:{cpp_target}",
+                           *SELECTION, "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert json.loads((tmp_path / "report.json").read_text())["certification"]["outcome"] == "conforms"
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    tests = [r for r in records if r["record"] == "test"]
+    routes = {f"{src}->{dst}" for _, _, src, dst, _ in documented_32_byte_routes()}
+    for record in tests:
+        if record["kind"] == "legal":   # a documented path: run where implemented, not-supported elsewhere
+            assert record["verdict"] == ("pass" if record["route"] in routes else "not-supported"), record["test_id"]
+        elif record["verdict"] == "skipped":   # a bound no path of the product can reach
+            assert record["skipped_reason"].startswith("unreachable"), record["test_id"]
+        else:
+            assert record["verdict"] in ("pass", "not-supported"), record["test_id"]
+    rejected = {r["rule"] for r in tests if r["kind"] == "illegal" and r["verdict"] == "pass" and r["cases"]}
+    assert rejected == CHECKED_RULES
+
+
+def test_it_keeps_serving_through_malformed_requests(cpp_target: Path) -> None:
+    """Each bad request gets an error answer with its id (null when unreadable), and the next one is served;
+    regions of odd lengths (base64 padding 1 and 2) come back byte-exact, in the reference's encoding."""
+    legal = make_case(API, PRODUCT, ("GM", "half", 2), ("VECIN", "half", 32),
+                      {"blockCount": 2, "blockLen": 1, "srcGap": 1, "dstGap": 2},
+                      {"GM": sentinel(100, 1), "UB": sentinel(230, 2)})
+    illegal = {**legal, "params": {**legal["params"], "blockCount": 4096}}
+    bad_base64 = {**legal, "memory": {**legal["memory"], "UB": {"address": 0, "data": "AB=C"}}}
+    other_product = {**legal, "product": "atlas-training"}
+    requests = ["not json", "[1, 2]", json.dumps({"id": 3, "op": "launch"}),
+                json.dumps({"id": 4, "op": "hello", "protocol": 2}), json.dumps({"id": 5, "op": "execute"}),
+                json.dumps({"id": 6, "op": "execute", "case": bad_base64}),
+                json.dumps({"id": 7, "op": "execute", "case": other_product}), "   ",
+                json.dumps({"id": 8, "op": "execute", "case": legal}),
+                json.dumps({"id": 9, "op": "execute", "case": illegal})]
+    answers = converse(cpp_target, *requests)
+    assert [a["id"] for a in answers] == [None, None, 3, 4, 5, 6, 7, 8, 9]
+    assert all(a["status"] == "error" and a["message"] for a in answers[:7])
+    assert "base64" in answers[5]["message"] and "atlas-a2" in answers[6]["message"]
+    assert {k: v for k, v in answers[7].items() if k != "id"} == reference.expect(legal)
+    assert answers[8]["status"] == "rejected" and answers[8]["rules"] == ["DataCopy-blockCount-max"]
+
+
+def test_its_deliberate_bug_is_caught(cpp_target: Path, tmp_path: Path) -> None:
+    target = "exec:" + shlex.join([str(cpp_target), "--bug", "dstgap-ignored"])
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", target, *SELECTION,
+                           "--shrink-seconds", "1", "-x", "--report", str(tmp_path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:]
+    records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert any(r["record"] == "test" and r["verdict"] == "fail" for r in records)
