@@ -79,7 +79,8 @@ def loads(data: str | bytes, where: str, *, max_bytes: int | None = None, max_de
     text = decode(data, where) if isinstance(data, bytes) else data
     if "\x00" in text:
         raise InputError(f"{where}: holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
-    if depth(text, max_depth) > max_depth:
+    # a text with fewer brackets than the limit cannot nest deeper: only such texts are walked (in Python)
+    if text.count("[") + text.count("{") > max_depth and depth(text, max_depth) > max_depth:
         raise InputError(f"{where}: JSON nested deeper than {max_depth} levels")
     try:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)

@@ -10,6 +10,8 @@ A case that times out or crashes the program gets the process killed; the
 next case starts a fresh one. An answer that leaves the stream out of step
 (a non-JSON line, a non-object, a wrong or missing id, an oversized line) also
 gets the process restarted, so later answers cannot be mistaken for this one.
+Answer lines are read by format.bounded (strict UTF-8, no NUL, nesting and
+number limits); a line cut short by the program's exit is a crash.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import time
 from collections import deque
 from typing import IO, Any, Sequence
 
+from ascendc_conformance.format import bounded
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
-from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
 from ascendc_conformance.targets.base import Target, tail, validate_result
 
 PROTOCOL = 1
@@ -36,9 +39,11 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 STDERR_RING_BYTES = 16 * 1024
 #: Grace given to a dying process to exit and flush its stderr.
 EXIT_GRACE_S = 1.0
+#: How much of a malformed line its message quotes: enough to recognise a log line.
+EXCERPT_CHARS = 120
 
 # Kinds of items the stdout reader and stdin writer put on the inbox queue.
-_LINE, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "oversize", "eof", "write-failed"
+_LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "partial", "oversize", "eof", "write-failed"
 
 
 class _StderrRing:
@@ -104,7 +109,8 @@ class _Process:
                     while line and not line.endswith(b"\n"):
                         line = stream.readline(max_line_bytes)
                     continue
-                self.inbox.put((_LINE, line))
+                # readline stops short of a newline only at the end of the stream: the program ended mid-line
+                self.inbox.put((_LINE if line.endswith(b"\n") else _PARTIAL, line))
         except (OSError, ValueError):
             pass
         self.inbox.put((_EOF, None))
@@ -221,7 +227,7 @@ class ExecTarget(Target):
         try:
             raw = self._exchange(proc, {"op": "hello", "protocol": PROTOCOL}, self.start_timeout)
             if raw.get("status") != "ok":
-                raise ValueError(f'hello answer has status {raw.get("status")!r}, not "ok": {raw!r}')
+                raise ValueError(f'hello answer has status {quoted(raw.get("status"))}, not "ok": {quoted(raw)}')
             hello = Hello.from_dict({k: v for k, v in raw.items() if k != "id"})
         except (_Failure, ValueError) as exc:
             proc.stop(polite=False)
@@ -235,6 +241,7 @@ class ExecTarget(Target):
         """Send one request and return the answer object with the right id, or raise _Failure."""
         request_id = self._next_id
         self._next_id += 1
+        where = f"answer to request {request_id}"
         proc.send({"id": request_id, **request})
         try:
             item, payload = proc.inbox.get(timeout=timeout)
@@ -243,23 +250,23 @@ class ExecTarget(Target):
         if item in (_EOF, _WRITE_FAILED):
             how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
             raise _Failure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
+        if item == _PARTIAL:
+            raise _Failure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
+                                               f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
         if item == _OVERSIZE:
-            raise _Failure(AnswerKind.ERROR, f"answer line is longer than {self.max_line_bytes} bytes")
+            raise _Failure(AnswerKind.ERROR, f"{where}: the line is longer than {self.max_line_bytes} bytes")
         try:
-            answer = json.loads(payload)
-        except ValueError as exc:
-            excerpt = payload[:200].decode("utf-8", errors="replace")
-            raise _Failure(
-                AnswerKind.ERROR,
-                f"answer line is not JSON ({exc}): {excerpt!r}; "
-                "only protocol lines may go to stdout, logs belong on stderr",
-            ) from None
+            answer = bounded.loads(payload, where)
+        except bounded.InputError as error:
+            excerpt = bounded.clip(payload.decode("utf-8", errors="replace").rstrip("\n"), EXCERPT_CHARS)
+            raise _Failure(AnswerKind.ERROR, f"{error}; the line: {excerpt!r}; only protocol lines may go to "
+                                             "stdout, logs belong on stderr") from None
         if not isinstance(answer, dict):
-            raise _Failure(AnswerKind.ERROR, f"answer is a JSON {type(answer).__name__}, not an object")
+            raise _Failure(AnswerKind.ERROR, f"{where} is a JSON {type(answer).__name__}, not an object")
         if "id" not in answer:
-            raise _Failure(AnswerKind.ERROR, f'answer has no "id" (request id was {request_id})')
+            raise _Failure(AnswerKind.ERROR, f'{where} has no "id"')
         if type(answer["id"]) is not int or answer["id"] != request_id:
-            raise _Failure(AnswerKind.ERROR, f"answer id {answer['id']!r} does not match request id {request_id}")
+            raise _Failure(AnswerKind.ERROR, f"{where} has the id {bounded.clip(repr(answer['id']), EXCERPT_CHARS)}")
         return answer
 
     def execute(self, case: dict[str, Any]) -> Answer:

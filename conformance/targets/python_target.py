@@ -20,8 +20,10 @@ import traceback
 from typing import Any
 
 from ascendc_conformance.format.errors import TargetSpecError, TargetStartError
-from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.targets.base import Target, tail, validate_result
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
+from ascendc_conformance.targets.base import Target, json_problem, tail, validate_result
 
 
 def load_object(module_name: str, attr: str) -> Any:
@@ -85,25 +87,27 @@ class PythonTarget(Target):
         try:
             raw = object_hello(obj, name)
             if raw.get("status", "ok") != "ok":
-                raise ValueError(f'hello() returned status {raw.get("status")!r}, not "ok"')
+                raise ValueError(f'hello() returned status {quoted(raw.get("status"))}, not "ok"')
             self.hello = Hello.from_dict(raw)
         except Exception as exc:
-            raise TargetStartError(f"target {name!r} failed its hello: {exc}", _traceback_tail()) from exc
+            raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
+                                   _traceback_tail()) from exc
 
     def execute(self, case: dict[str, Any]) -> Answer:
-        """Call the object's execute; an exception is a "crashed" Answer with its traceback."""
+        """Call the object's execute; an exception is a "crashed" Answer with its traceback, an answer that is
+        not JSON data (what no exec target could send) or not a valid result an "error" Answer."""
         started = time.monotonic()
         try:
             result = self.obj.execute(copy.deepcopy(case))
         except (Exception, SystemExit) as exc:
             return Answer(
                 kind=AnswerKind.CRASHED,
-                message=f"execute raised {type(exc).__name__}: {exc}",
+                message=f"execute raised {clip(traceback.format_exception_only(exc)[-1].strip(), TARGET_TEXT_CHARS)}",
                 elapsed_s=time.monotonic() - started,
                 stderr_tail=_traceback_tail(),
             )
         elapsed = time.monotonic() - started
-        problem = validate_result(case, result)
+        problem = json_problem(result) or validate_result(case, result)
         if problem is not None:
             return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
         return Answer(kind=AnswerKind.RESULT, result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)
