@@ -13,11 +13,11 @@ import pytest
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
-from ascendc_conformance.runner.plugin import SUITE_DIR
+from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
+from ascendc_conformance.runner.session import RunSession, RunSettings
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets import open_target
 
@@ -37,8 +37,6 @@ def register(subparsers: Any) -> None:
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
                   "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
     options.add_to_argparse(parser)
-    parser.add_argument("--seed", type=int, help="Hypothesis seed (default: a random one, printed in the header)")
-    parser.add_argument("--workers", type=int, default=1, help="parallel workers (pytest-xdist)")
     parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
                         help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
@@ -52,8 +50,8 @@ def register(subparsers: Any) -> None:
                   "--target 'exec:./my_sim'"])
     replay_parser.add_argument("file", metavar="FILE", help="a replay file")
     replay_parser.add_argument("--target", required=True, help=options.TARGET.help)
-    replay_parser.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S,
-                               help=f"per-case timeout of exec targets (default {CASE_TIMEOUT_S:g} s)")
+    timeout = options.named("timeout")
+    replay_parser.add_argument(timeout.cli_flag, **timeout.argparse_kwargs())
     replay_parser.set_defaults(func=cmd_replay)
 
 
@@ -82,8 +80,14 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    load_spec().reading(args.reading)   # a reading naming no known point or alternative: a clean error, no run
-    return int(pytest.main(pytest_args(args)))
+    """Check every option and start the target before pytest starts (an OptionError is a usage error, exit 2),
+    then hand the started run to the plugin."""
+    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)))
+    try:
+        session.start()
+        return int(pytest.main(pytest_args(args), plugins=[StartedRun(session)]))
+    finally:
+        session.close()
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
