@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import IO, Any, Iterator
 
 from ascendc_conformance.format.errors import ConformanceError
 
@@ -95,3 +95,12 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def lines(stream: IO[str] | IO[bytes]) -> Iterator[tuple[int, str | bytes]]:
+    """(line number, raw line) of a stream of JSON lines, one line at a time (no read-ahead, so that an answer
+    can follow each line as it arrives); the bytes of a text stream that has a binary buffer (stdin), so that
+    `loads` decodes them strictly and a bad line is that line's error, not the end of the stream."""
+    source: Any = getattr(stream, "buffer", stream)
+    for number, line in enumerate(iter(source.readline, source.read(0)), start=1):
+        yield number, line

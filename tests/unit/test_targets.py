@@ -428,6 +428,21 @@ def test_serve_answers_malformed_requests_and_continues():
     assert answers[5]["name"] == "py-good"
 
 
+@pytest.mark.usefixtures("fakes_on_path")
+def test_serve_reads_requests_through_the_bounded_loader():
+    """A request nested 100,000 deep, a line of NUL bytes or of bytes that are not UTF-8 each get an error
+    answer naming the line, and the requests after them are served."""
+    requests = [b"[" * 100_000 + b"]" * 100_000, b"\0" * 8, b"\xff\xfe{}", json.dumps({"id": 4, "op": "hello",
+                                                                                       "protocol": 1}).encode()]
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance.targets.serve", "python:py_fakes:Good"],
+                          input=b"\n".join(requests) + b"\n", capture_output=True, timeout=30, check=True)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(a["id"], a["status"]) for a in answers] == [(None, "error")] * 3 + [(4, "ok")]
+    assert answers[0]["message"] == "request line 1: JSON nested deeper than 64 levels"
+    assert answers[1]["message"].startswith("request line 2: holds a NUL character")
+    assert answers[2]["message"].startswith("request line 3: not UTF-8 text")
+
+
 def test_serve_rejects_exec_spec():
     done = subprocess.run(
         [sys.executable, "-m", "ascendc_conformance.targets.serve", "exec:true"],
