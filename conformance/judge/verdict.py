@@ -25,13 +25,14 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.case import decode_base64
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.judge.diff import diff_results, format_diff
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading
 
-STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
 
 
@@ -109,7 +110,7 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
         return Verdict(answer.kind.outcome, _answer_message(answer), expected, None, None, depends, label)
     actual = answer.result or {}
     if actual.get("status") == "error":
-        message = actual.get("message") or "(no message)"
+        message = clip(actual.get("message") or "(no message)", TARGET_TEXT_CHARS)
         return Verdict(Outcome.ERROR, f"the target answered status error: {message}", expected, actual, None,
                        depends, label)
     outcome, message, diff = _against(case, expected, actual, reading)
@@ -235,7 +236,7 @@ def _same_memory(expected: dict, actual: dict) -> bool:
 def _answer_message(answer: Answer) -> str:
     message = f"{answer.kind.value}: {answer.message or '(no message)'}"
     if answer.stderr_tail:
-        tail = answer.stderr_tail[-STDERR_CHARS:]
+        tail = answer.stderr_tail[-TARGET_TEXT_CHARS:]
         message += f"\nstderr tail:\n{tail}"
     return message
 
@@ -259,8 +260,10 @@ def _count(n: int, noun: str) -> str:
 
 
 def _list(rules: Any) -> str:
-    return ", ".join(rules) if rules else "no rule"
+    """Rule ids, a target's among them: cut to TARGET_TEXT_CHARS."""
+    return clip(", ".join(rules), TARGET_TEXT_CHARS) if rules else "no rule"
 
 
 def _quoted(message: Any, who: str = "target") -> str:
-    return f' ({who} says: "{message}")' if message else ""
+    """A message, a target's among them: in full up to TARGET_TEXT_CHARS."""
+    return f' ({who} says: "{clip(message, TARGET_TEXT_CHARS)}")' if message else ""

@@ -143,8 +143,10 @@ class CheckRecord(ShortRepr):
 
     def suite_error(self, message: str) -> None:
         """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
-        started, a Hypothesis health check): recorded as an error, never as a pass."""
-        self.failure = Verdict(Outcome.ERROR, f"the suite could not judge this test: {message}", {})
+        started, a Hypothesis health check): recorded as an error, never as a pass. The message is cut to
+        TARGET_TEXT_CHARS: an exception's text may quote what a target sent."""
+        self.failure = Verdict(Outcome.ERROR, f"the suite could not judge this test: {clip(message, TARGET_TEXT_CHARS)}",
+                               {})
 
     def result(self) -> TestRecord:
         failure = self.failure
