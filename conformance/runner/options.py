@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, RUN_SHRINK_SECONDS,
                                                  SHRINK_SECONDS)
+from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.errors import ConformanceError, did_you_mean
 
 PLUGIN_PREFIX = "--ascendc-"
@@ -20,17 +21,23 @@ MAX_WORKERS = 64
 """Most xdist workers `run --workers` starts (each runs its own target process)."""
 MAX_SEED = 2**64 - 1
 MAX_SHARDS = 10_000
+SHOWN_CHARS = 40
+"""How much of a refused value its message repeats."""
 
 
 # --- value checks: argparse `type=` callables, shared by `run` (argparse) and the plugin (activate) ----------
+
+def _shown(text: str) -> str:
+    return clip(repr(text), SHOWN_CHARS)
+
 
 def _number(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number") from None
     if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a finite number")
     return value
 
 
@@ -38,7 +45,7 @@ def positive_seconds(text: str) -> float:
     """A number of seconds above 0 (a timeout: 0 or less would time every case out, nan or inf never)."""
     value = _number(text)
     if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds above 0, e.g. 10")
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected a number of seconds above 0, e.g. 10")
     return value
 
 
@@ -46,7 +53,7 @@ def non_negative_seconds(text: str) -> float:
     """A finite number of seconds, 0 or more."""
     value = _number(text)
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds, 0 or more")
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected a number of seconds, 0 or more")
     return value
 
 
@@ -56,7 +63,7 @@ def _whole(text: str, low: int, high: int, what: str) -> int:
     except ValueError:
         value = None
     if value is None or not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected {what}, a whole number from {low} to {high}")
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected {what}, a whole number from {low} to {high}")
     return value
 
 
@@ -78,8 +85,8 @@ def parse_shard(text: str) -> tuple[int, int]:
     except argparse.ArgumentTypeError:
         part = parts = 0
     if not 1 <= part <= parts:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected I/N, the I-th of N parts, 1 <= I <= N <= {MAX_SHARDS}, "
-                                         "e.g. 1/4")
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected I/N, the I-th of N parts, "
+                                         f"1 <= I <= N <= {MAX_SHARDS}, e.g. 1/4")
     return part, parts
 
 
@@ -123,7 +130,7 @@ class RunOption:
     def parse(self, text: str) -> Any:
         """The value of one word given for this option; argparse.ArgumentTypeError saying what is accepted."""
         if self.choices is not None and text not in self.choices:
-            raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(self.choices)}"
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not one of {', '.join(self.choices)}"
                                              f"{did_you_mean(text, self.choices)}")
         return self.type(text) if self.type is not None else text
 

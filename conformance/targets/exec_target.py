@@ -188,13 +188,33 @@ def _close_quietly(stream: IO[bytes] | None) -> None:
             pass
 
 
-class _Failure(Exception):
-    """Internal: a request got no usable answer line; the process must be replaced."""
+class AnswerFailure(Exception):
+    """A request got no usable answer line (the process must be replaced): what the Answer's kind and message
+    will be."""
 
     def __init__(self, kind: AnswerKind, message: str) -> None:
         super().__init__(message)
         self.kind: AnswerKind = kind
         self.message = message
+
+
+def answer_object(line: bytes, request_id: int) -> dict[str, Any]:
+    """The answer object of one complete answer line to request `request_id`: AnswerFailure (kind error, a
+    one-line message starting with `answer to request N`) for a line that is not a JSON object with that id."""
+    where = f"answer to request {request_id}"
+    try:
+        answer = bounded.loads(line, where)
+    except bounded.InputError as error:
+        excerpt = bounded.clip(line.decode("utf-8", errors="replace").rstrip("\n"), EXCERPT_CHARS)
+        raise AnswerFailure(AnswerKind.ERROR, f"{error}; the line: {excerpt!r}; only protocol lines may go to "
+                                              "stdout, logs belong on stderr") from None
+    if not isinstance(answer, dict):
+        raise AnswerFailure(AnswerKind.ERROR, f"{where} is a JSON {type(answer).__name__}, not an object")
+    if "id" not in answer:
+        raise AnswerFailure(AnswerKind.ERROR, f'{where} has no "id"')
+    if type(answer["id"]) is not int or answer["id"] != request_id:
+        raise AnswerFailure(AnswerKind.ERROR, f"{where} has the id {bounded.clip(repr(answer['id']), EXCERPT_CHARS)}")
+    return answer
 
 
 class ExecTarget(Target):
@@ -229,7 +249,7 @@ class ExecTarget(Target):
             if raw.get("status") != "ok":
                 raise ValueError(f'hello answer has status {quoted(raw.get("status"))}, not "ok": {quoted(raw)}')
             hello = Hello.from_dict({k: v for k, v in raw.items() if k != "id"})
-        except (_Failure, ValueError) as exc:
+        except (AnswerFailure, ValueError) as exc:
             proc.stop(polite=False)
             raise TargetStartError(
                 f"target {list(self.argv)!r} failed its hello: {exc}", proc.stderr.text()
@@ -238,7 +258,7 @@ class ExecTarget(Target):
         return hello
 
     def _exchange(self, proc: _Process, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and return the answer object with the right id, or raise _Failure."""
+        """Send one request and return the answer object with the right id, or raise AnswerFailure."""
         request_id = self._next_id
         self._next_id += 1
         where = f"answer to request {request_id}"
@@ -246,28 +266,16 @@ class ExecTarget(Target):
         try:
             item, payload = proc.inbox.get(timeout=timeout)
         except queue.Empty:
-            raise _Failure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
+            raise AnswerFailure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
         if item in (_EOF, _WRITE_FAILED):
             how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
-            raise _Failure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
+            raise AnswerFailure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
         if item == _PARTIAL:
-            raise _Failure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
+            raise AnswerFailure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
                                                f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
         if item == _OVERSIZE:
-            raise _Failure(AnswerKind.ERROR, f"{where}: the line is longer than {self.max_line_bytes} bytes")
-        try:
-            answer = bounded.loads(payload, where)
-        except bounded.InputError as error:
-            excerpt = bounded.clip(payload.decode("utf-8", errors="replace").rstrip("\n"), EXCERPT_CHARS)
-            raise _Failure(AnswerKind.ERROR, f"{error}; the line: {excerpt!r}; only protocol lines may go to "
-                                             "stdout, logs belong on stderr") from None
-        if not isinstance(answer, dict):
-            raise _Failure(AnswerKind.ERROR, f"{where} is a JSON {type(answer).__name__}, not an object")
-        if "id" not in answer:
-            raise _Failure(AnswerKind.ERROR, f'{where} has no "id"')
-        if type(answer["id"]) is not int or answer["id"] != request_id:
-            raise _Failure(AnswerKind.ERROR, f"{where} has the id {bounded.clip(repr(answer['id']), EXCERPT_CHARS)}")
-        return answer
+            raise AnswerFailure(AnswerKind.ERROR, f"{where}: the line is longer than {self.max_line_bytes} bytes")
+        return answer_object(payload, request_id)
 
     def execute(self, case: dict[str, Any]) -> Answer:
         """Send one case; restart the program first if the previous case ended it."""
@@ -285,7 +293,7 @@ class ExecTarget(Target):
         started = time.monotonic()
         try:
             answer = self._exchange(proc, {"op": "execute", "case": case}, self.timeout)
-        except _Failure as failure:
+        except AnswerFailure as failure:
             elapsed = time.monotonic() - started
             proc.stop(polite=False)
             self._proc = None
