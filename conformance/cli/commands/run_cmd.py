@@ -30,8 +30,13 @@ def register(subparsers: Any) -> None:
         description="Run the conformance suite (pytest with the ascendc plugin) against TARGET: legal cases\n"
                     "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
                     "boundaries, under the reading of the disputed points given by --reading (default:\n"
-                    "seed). Exit 0 if and only if the target conforms on what was run; a case where the\n"
-                    "target follows another named reading is disputed, reported apart, never a failure.",
+                    "seed). A case where the target follows another named reading is disputed, reported\n"
+                    "apart, never a failure.\n\n"
+                    "Every option, the target's start and hello and the report directory are checked\n"
+                    "before the run starts; a problem is one line naming the option (exit 2).\n\n"
+                    "Exit codes: 0 the target conforms on what was run; 1 it does not; 2 a usage error\n"
+                    "(nothing was run); 3 the suite's own internal error; 4 a -k expression pytest cannot\n"
+                    "parse; 5 no test was selected.",
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
