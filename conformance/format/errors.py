@@ -6,7 +6,6 @@ instead of a traceback.
 """
 from __future__ import annotations
 
-import difflib
 from typing import Iterable
 
 
@@ -48,6 +47,8 @@ class ReadingError(ConformanceError):
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """` (did you mean X?)` when `word` looks like a misspelling of one of `known` (case aside), else ""."""
+    import difflib   # here, not at the top: every pytest run imports this module (the plugin's options)
+
     names = {name.lower(): name for name in known}
     close = difflib.get_close_matches(word.lower(), list(names), n=1, cutoff=0.6)
     return f" (did you mean {names[close[0]]}?)" if close else ""
