@@ -39,14 +39,14 @@ def load_object(module_name: str, attr: str) -> Any:
         )
     try:
         obj: Any = importlib.import_module(module_name)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         missing = isinstance(exc, ModuleNotFoundError) and exc.name is not None
         if missing and f"{module_name}.".startswith(f"{exc.name}."):  # the module itself, not a dependency
             raise TargetSpecError(
                 f"{spec!r}: cannot import module {module_name!r} ({exc}); "
                 "check the dotted name and that its directory is on PYTHONPATH"
             ) from exc
-        raise TargetStartError(f"{spec!r}: importing {module_name!r} raised {exc!r}", _traceback_tail()) from exc
+        raise TargetStartError(f"{spec!r}: importing {module_name!r} raised {quoted(exc)}", _traceback_tail()) from exc
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise TargetSpecError(f"{spec!r}: {getattr(obj, '__name__', obj)!r} has no attribute {part!r}")
@@ -54,10 +54,10 @@ def load_object(module_name: str, attr: str) -> Any:
     if isinstance(obj, type):
         try:
             obj = obj()
-        except Exception as exc:
-            raise TargetStartError(f"{spec!r}: {attr}() raised {exc!r}", _traceback_tail()) from exc
+        except (Exception, SystemExit) as exc:
+            raise TargetStartError(f"{spec!r}: {attr}() raised {quoted(exc)}", _traceback_tail()) from exc
     if not callable(getattr(obj, "execute", None)):
-        raise TargetSpecError(f"{spec!r}: the object {obj!r} has no execute(case) method")
+        raise TargetSpecError(f"{spec!r}: the object {quoted(obj)} has no execute(case) method")
     return obj
 
 
@@ -89,7 +89,7 @@ class PythonTarget(Target):
             if raw.get("status", "ok") != "ok":
                 raise ValueError(f'hello() returned status {quoted(raw.get("status"))}, not "ok"')
             self.hello = Hello.from_dict(raw)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
                                    _traceback_tail()) from exc
 

@@ -15,6 +15,7 @@ import pytest
 
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.runner import options
+from ascendc_conformance.runner.session import RunSession, RunSettings
 
 pytest_plugins = ["pytester"]
 
@@ -137,3 +138,19 @@ def test_a_usage_error_is_all_a_process_prints(command, tmp_path: Path) -> None:
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == (2 if "run" in command else 4) and done.stdout == "", done.stdout[-2000:]
     assert len(done.stderr.strip().splitlines()) == 1 and "error" in done.stderr.lower(), done.stderr
+
+
+def test_a_hello_that_leaves_nothing_to_run_is_refused_unless_the_selection_is_empty() -> None:
+    """An empty selection (atlas-training documents no DataCopyNz2Nd path) is the user's choice, not the
+    hello's doing: that run starts (and runs nothing)."""
+    target = "python:tests.fixtures.targets.py_fakes:ImplementsNothing"
+    refused = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("LoadData2D",)))
+    with pytest.raises(options.OptionError, match="leaves nothing of the selection") as error:
+        refused.start()
+    assert error.value.option is options.named("target") and "matches no documented path" in error.value.message
+    empty = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("DataCopyNz2Nd",)))
+    try:
+        empty.start()
+        assert not empty.planned
+    finally:
+        empty.close()

@@ -367,6 +367,7 @@ def test_a_python_answer_that_is_not_json_data_is_the_targets_error(targets, ans
         ("python:no_such_module_xyz:Target", TargetSpecError, "cannot import module 'no_such_module_xyz'"),
         ("python:py_fakes:not_a_target", TargetSpecError, "has no execute"),
         ("python:py_fakes:BrokenInit", TargetStartError, "cannot open device"),
+        ("python:py_fakes:ExitsInHello", TargetStartError, "failed its hello: no licence"),
     ],
 )
 def test_python_target_spec_problems(spec, error, expected):
