@@ -6,6 +6,7 @@ a close match where there is one; a target's failed hello adds the tail of its s
 pytest's usage-error code 4 for the plugin; no traceback, and nothing from pytest before it."""
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -154,3 +155,14 @@ def test_a_hello_that_leaves_nothing_to_run_is_refused_unless_the_selection_is_e
         assert not empty.planned
     finally:
         empty.close()
+
+
+def test_run_starts_the_target_once_for_its_checks_and_its_tests(tmp_path: Path) -> None:
+    """`run` starts the target to check its hello before pytest, and the plugin takes that target over."""
+    starts = tmp_path / "starts"
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           "python:tests.fixtures.targets.py_fakes:CountsStarts", "--product", "atlas-a2", "--api",
+                           "DataCopyNz2Nd", "--profile", "quick", "-k", "test_smoke"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "ASCENDC_RECORD_STARTS": str(starts)})
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert starts.read_text().splitlines() == ["started"]
