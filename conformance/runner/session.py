@@ -17,11 +17,10 @@ from typing import Any, Callable
 
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS, TARGET_TEXT_CHARS
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.options import OptionError, RunOption
-from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.results import TestRecord, case_summary, freeze
@@ -240,7 +239,7 @@ class RunSession:
         hints += [f"{entry} matches no documented path" for entry in self.idle_capabilities()]
         selection = f"products {', '.join(self.products or ('all',))}; APIs {', '.join(self.apis or ('all',))}"
         raise ConformanceError(clip(f"the target's hello leaves nothing of the selection ({selection}) to run: "
-                                    f"it declares {json.dumps(declared)}" + "".join(f"; {hint}" for hint in hints),
+                                    + "".join(f"{hint}; " for hint in hints) + f"it declares {json.dumps(declared)}",
                                     TARGET_TEXT_CHARS))
 
     def _check_report_dir(self) -> None:
