@@ -58,6 +58,7 @@ def non_negative_seconds(text: str) -> float:
 
 
 def _whole(text: str, low: int, high: int, what: str) -> int:
+    """A whole number in low..high (every range here has at most 20 digits: a longer text is not parsed)."""
     try:
         value = int(text.strip()) if len(text) <= 40 else None
     except ValueError:
