@@ -10,7 +10,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ascendc_conformance.format.errors import ReadingError
+from ascendc_conformance.format.errors import ReadingError, did_you_mean
 from ascendc_conformance.format.words import Word
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
@@ -553,15 +553,16 @@ class Spec:
             for point_id, alternative in key:
                 point = self.disputes.get(point_id)
                 if point is None:
-                    raise ReadingError(f"unknown disputed point {point_id!r}; expected one of "
-                                       f"{', '.join(p for p, d in self.disputes.items() if d.alternatives)}")
+                    named = [p for p, d in self.disputes.items() if d.alternatives]
+                    raise ReadingError(f"unknown disputed point {point_id!r}{did_you_mean(point_id, named)}; "
+                                       f"expected one of {', '.join(named)}")
                 if alternative in point.uncomputable:
                     raise ReadingError(f"{point_id}={alternative} cannot be computed by the reference: "
                                        f"{point.uncomputable[alternative]}")
                 if alternative not in point.effects:
                     known = ", ".join(point.effects) or "none"
-                    raise ReadingError(f"unknown alternative {alternative!r} of {point_id} ({point.title}); "
-                                       f"computable alternatives: {known}")
+                    raise ReadingError(f"unknown alternative {alternative!r} of {point_id} ({point.title})"
+                                       f"{did_you_mean(alternative, point.effects)}; computable alternatives: {known}")
                 effects[point_id] = point.effects[alternative]
             by_rule = {rule: effect for effect in effects.values() for rule in effect.rules}
             units: dict[str, dict] = {}
@@ -588,10 +589,10 @@ class Spec:
                 elif part in self.reading_sets:
                     pairs = dict(self.reading_sets[part])
                 else:
-                    raise ReadingError(f"--reading {part!r}: expected POINT=ALTERNATIVE (e.g. D13=destination-bytes) "
-                                       f"or a reading set ({', '.join(self.reading_sets)})")
+                    raise ReadingError(f"{part!r}{did_you_mean(part, self.reading_sets)}: expected POINT=ALTERNATIVE "
+                                       f"(e.g. D13=destination-bytes) or a reading set ({', '.join(self.reading_sets)})")
                 for point, alternative in pairs.items():
                     if choices.get(point, alternative) != alternative:
-                        raise ReadingError(f"--reading gives {point} two alternatives: {choices[point]} and {alternative}")
+                        raise ReadingError(f"{point} given two alternatives: {choices[point]} and {alternative}")
                     choices[point] = alternative
         return self.reading_of({p: a for p, a in choices.items() if a != SEED})

@@ -14,7 +14,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from ascendc_conformance import __version__
 from ascendc_conformance.format.errors import ConformanceError
@@ -52,9 +52,16 @@ Exit codes: 0 success; 1 the verb found a problem it reports (e.g. a broken spec
 2 usage error (unknown product, unreadable file, ...)."""
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (its verbs' parsers are of this class too)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every verb of COMMANDS registered."""
-    parser = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+    parser = ArgumentParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     subparsers = parser.add_subparsers(title="verbs", dest="verb", metavar="VERB")

@@ -5,11 +5,22 @@ so the judge never has to care about pipes or exceptions.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome
+
+HELLO_CHARS = 64 * 1024
+"""Largest hello accepted, as JSON text: the run record, report.json and the header keep it whole."""
+
+
+def quoted(value: Any) -> str:
+    """A value a target sent, shown in a message: its repr, cut to TARGET_TEXT_CHARS."""
+    return clip(repr(value), TARGET_TEXT_CHARS)
 
 
 class AnswerKind(Enum):
@@ -43,13 +54,14 @@ class Capability:
     def from_json(cls, raw: Any, where: str) -> Capability:
         if not isinstance(raw, dict) or not raw:
             raise ValueError(f"{where} must be a non-empty object with some of {', '.join(CAPABILITY_KEYS)}, "
-                             f"got {raw!r}")
+                             f"got {quoted(raw)}")
         unknown = sorted(set(raw) - set(CAPABILITY_KEYS))
         if unknown:
-            raise ValueError(f"{where} has unknown key(s) {', '.join(unknown)}; expected {', '.join(CAPABILITY_KEYS)}")
+            raise ValueError(f"{where} has unknown key(s) {clip(', '.join(unknown), TARGET_TEXT_CHARS)}; "
+                             f"expected {', '.join(CAPABILITY_KEYS)}")
         bad = {key: value for key, value in raw.items() if not isinstance(value, str)}
         if bad:
-            raise ValueError(f"{where} values must be strings, got {bad!r}")
+            raise ValueError(f"{where} values must be strings, got {quoted(bad)}")
         return cls(tuple(sorted(raw.items())))
 
     def matches(self, subject: dict[str, str | None]) -> bool:
@@ -94,12 +106,18 @@ class Hello:
         """
         if not isinstance(raw, dict):
             raise ValueError(f"hello answer is a {type(raw).__name__}, not a JSON object")
+        try:
+            size = len(json.dumps(raw, allow_nan=False))
+        except (TypeError, ValueError, RecursionError) as error:   # an in-process target's hello() may return anything
+            raise ValueError(f"hello answer is not JSON data ({clip(str(error), TARGET_TEXT_CHARS)})") from None
+        if size > HELLO_CHARS:
+            raise ValueError(f"hello answer is {size} characters of JSON, more than the {HELLO_CHARS} accepted")
         name = raw.get("name")
         if not isinstance(name, str) or not name:
-            raise ValueError(f'hello answer needs "name" as a non-empty string, got {name!r}')
+            raise ValueError(f'hello answer needs "name" as a non-empty string, got {quoted(name)}')
         validates = raw.get("validates")
         if not isinstance(validates, bool):
-            raise ValueError(f'hello answer needs "validates" as true or false, got {validates!r}')
+            raise ValueError(f'hello answer needs "validates" as true or false, got {quoted(validates)}')
         implements = raw.get("implements")
         return cls(
             name=name,
@@ -114,9 +132,11 @@ class Hello:
 
 
 def _capabilities(raw: dict[str, Any], key: str) -> tuple[Capability, ...]:
-    value = raw.get(key) or []
+    value = raw.get(key)
+    if value is None:
+        return ()
     if not isinstance(value, list):
-        raise ValueError(f'hello answer "{key}" must be a list of objects, got {value!r}')
+        raise ValueError(f'hello answer "{key}" must be a list of objects, got {quoted(value)}')
     return tuple(Capability.from_json(entry, f'hello answer "{key}"[{index}]') for index, entry in enumerate(value))
 
 
@@ -125,7 +145,7 @@ def _optional_names(raw: dict[str, Any], key: str) -> tuple[str, ...] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f'hello answer "{key}" must be a list of strings, got {value!r}')
+        raise ValueError(f'hello answer "{key}" must be a list of strings, got {quoted(value)}')
     return tuple(value)
 
 

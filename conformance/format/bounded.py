@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import IO, Any, Iterator
 
 from ascendc_conformance.format.errors import ConformanceError
 
@@ -79,7 +79,8 @@ def loads(data: str | bytes, where: str, *, max_bytes: int | None = None, max_de
     text = decode(data, where) if isinstance(data, bytes) else data
     if "\x00" in text:
         raise InputError(f"{where}: holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
-    if depth(text, max_depth) > max_depth:
+    # a text with fewer brackets than the limit cannot nest deeper: only such texts are walked (in Python)
+    if text.count("[") + text.count("{") > max_depth and depth(text, max_depth) > max_depth:
         raise InputError(f"{where}: JSON nested deeper than {max_depth} levels")
     try:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
@@ -94,3 +95,12 @@ def clip(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def lines(stream: IO[str] | IO[bytes]) -> Iterator[tuple[int, str | bytes]]:
+    """(line number, raw line) of a stream of JSON lines, one line at a time (no read-ahead, so that an answer
+    can follow each line as it arrives); the bytes of a text stream that has a binary buffer (stdin), so that
+    `loads` decodes them strictly and a bad line is that line's error, not the end of the stream."""
+    source: Any = getattr(stream, "buffer", stream)
+    for number, line in enumerate(iter(source.readline, source.read(0)), start=1):
+        yield number, line

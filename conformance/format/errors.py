@@ -4,6 +4,9 @@ Every error the suite raises on purpose derives from ConformanceError, so a
 command-line entry point can catch that one class and print a clean message
 instead of a traceback.
 """
+from __future__ import annotations
+
+from typing import Iterable
 
 
 class ConformanceError(Exception):
@@ -40,3 +43,12 @@ class CaseError(ConformanceError):
 class ReadingError(ConformanceError):
     """A reading (`--reading POINT=ALT | SET`) names an unknown point, alternative or set, or an alternative
     the reference cannot compute; the message lists what is known."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """` (did you mean X?)` when `word` looks like a misspelling of one of `known` (case aside), else ""."""
+    import difflib   # here, not at the top: every pytest run imports this module (the plugin's options)
+
+    names = {name.lower(): name for name in known}
+    close = difflib.get_close_matches(word.lower(), list(names), n=1, cutoff=0.6)
+    return f" (did you mean {names[close[0]]}?)" if close else ""

@@ -82,13 +82,19 @@ def case_summary(case: Mapping) -> dict[str, Any]:
 
 
 def format_params(summary: Mapping | None) -> str:
-    """One line: `<api> <product> <route> <dtype> {params}` of a case summary ("" without one)."""
+    """One line: `<api> <product> <route> <dtype> src@<address> dst@<address> {params}` of a case summary ("" without
+    one): the operands' addresses (hex) and dtypes too, since an alignment or placement failure is about them."""
     if not summary:
         return ""
     dtype = summary["src_dtype"] if summary["src_dtype"] == summary["dst_dtype"] else \
         f"{summary['src_dtype']}->{summary['dst_dtype']}"
+    addresses = " ".join(f"{side}@{_hex(summary.get(f'{side}_address'))}" for side in ("src", "dst"))
     params = ", ".join(f"{name}={value}" for name, value in summary["params"].items())
-    return f"{summary['api']} {summary['product']} {summary['route']} {dtype} {{{params}}}"
+    return f"{summary['api']} {summary['product']} {summary['route']} {dtype} {addresses} {{{params}}}"
+
+
+def _hex(address: Any) -> str:
+    return hex(address) if isinstance(address, int) and not isinstance(address, bool) else "?"
 
 
 def params_size(params: Any) -> int:

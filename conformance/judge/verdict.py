@@ -25,14 +25,15 @@ from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.words import Word
 from ascendc_conformance.judge.diff import diff_results, format_diff
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 
-STDERR_CHARS = 2000  # how much of a target's stderr tail goes into a message
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
 
 
@@ -137,7 +138,7 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     actual = answer.result or {}
     base["actual"] = actual
     if actual.get("status") == ResultStatus.ERROR:
-        message = actual.get("message") or "(no message)"
+        message = clip(actual.get("message") or "(no message)", TARGET_TEXT_CHARS)
         return Verdict(outcome=Outcome.ERROR, message=f"the target answered status error: {message}", **base)
     outcome, message, diff = _against(case, expected, actual, reading, spec)
     named = _named_rule(expected, actual, spec)
@@ -269,7 +270,7 @@ def _same_memory(expected: dict, actual: dict) -> bool:
 def _answer_message(answer: Answer) -> str:
     message = f"{answer.kind.value}: {answer.message or '(no message)'}"
     if answer.stderr_tail:
-        tail = answer.stderr_tail[-STDERR_CHARS:]
+        tail = answer.stderr_tail[-TARGET_TEXT_CHARS:]
         message += f"\nstderr tail:\n{tail}"
     return message
 
@@ -292,8 +293,10 @@ def _count(n: int, noun: str) -> str:
 
 
 def _list(rules: Any) -> str:
-    return ", ".join(rules) if rules else "no rule"
+    """Rule ids, a target's among them: cut to TARGET_TEXT_CHARS."""
+    return clip(", ".join(rules), TARGET_TEXT_CHARS) if rules else "no rule"
 
 
 def _quoted(message: Any, who: str = "target") -> str:
-    return f' ({who} says: "{message}")' if message else ""
+    """A message, a target's among them: in full up to TARGET_TEXT_CHARS."""
+    return f' ({who} says: "{clip(message, TARGET_TEXT_CHARS)}")' if message else ""

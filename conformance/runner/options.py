@@ -6,14 +6,95 @@ every pytest run of an environment where the suite is installed, and must not im
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, RUN_SHRINK_SECONDS,
                                                  SHRINK_SECONDS)
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.errors import ConformanceError, did_you_mean
 
 PLUGIN_PREFIX = "--ascendc-"
 PROGRESS_MODES = ("auto", "live", "lines", "off")
+MAX_WORKERS = 64
+"""Most xdist workers `run --workers` starts (each runs its own target process)."""
+MAX_SEED = 2**64 - 1
+MAX_SHARDS = 10_000
+SHOWN_CHARS = 40
+"""How much of a refused value its message repeats."""
+
+
+# --- value checks: argparse `type=` callables, shared by `run` (argparse) and the plugin (activate) ----------
+
+def _shown(text: str) -> str:
+    return clip(repr(text), SHOWN_CHARS)
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{_shown(text)} is not a finite number")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A number of seconds above 0 (a timeout: 0 or less would time every case out, nan or inf never)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected a number of seconds above 0, e.g. 10")
+    return value
+
+
+def non_negative_seconds(text: str) -> float:
+    """A finite number of seconds, 0 or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected a number of seconds, 0 or more")
+    return value
+
+
+def _whole(text: str, low: int, high: int, what: str) -> int:
+    """A whole number in low..high (every range here has at most 20 digits: a longer text is not parsed)."""
+    try:
+        value = int(text.strip()) if len(text) <= 40 else None
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected {what}, a whole number from {low} to {high}")
+    return value
+
+
+def worker_count(text: str) -> int:
+    """A number of xdist workers, 1..MAX_WORKERS."""
+    return _whole(text, 1, MAX_WORKERS, "a number of workers")
+
+
+def seed(text: str) -> int:
+    """A Hypothesis seed: 0..2**64-1 (the run record and the command that repeats the run hold it)."""
+    return _whole(text, 0, MAX_SEED, "a seed")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """(I, N) of `I/N`, 1 <= I <= N."""
+    index, _, count = text.partition("/")
+    try:
+        part, parts = _whole(index, 1, MAX_SHARDS, "I"), _whole(count, 1, MAX_SHARDS, "N")
+    except argparse.ArgumentTypeError:
+        part = parts = 0
+    if not 1 <= part <= parts:
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected I/N, the I-th of N parts, "
+                                         f"1 <= I <= N <= {MAX_SHARDS}, e.g. 1/4")
+    return part, parts
+
+
+def shard(text: str) -> str:
+    """`I/N` as given, once checked."""
+    parse_shard(text)
+    return text
 
 
 @dataclass(frozen=True)
@@ -24,10 +105,11 @@ class RunOption:
     help: str
     metavar: str | None = None
     default: Any = None
-    type: Callable[[str], Any] | None = None
+    type: Callable[[str], Any] | None = None   # raises argparse.ArgumentTypeError for a value it refuses
     choices: tuple[str, ...] | None = None
     repeatable: bool = False
     flag: bool = False   # a switch (store_true) rather than a value
+    pytest_flag: str | None = None   # the pytest option carrying it, when not the plugin's own
 
     @property
     def words(self) -> str:
@@ -35,7 +117,7 @@ class RunOption:
 
     @property
     def plugin_flag(self) -> str:
-        return PLUGIN_PREFIX + self.words
+        return self.pytest_flag or PLUGIN_PREFIX + self.words
 
     @property
     def cli_flag(self) -> str:
@@ -46,20 +128,37 @@ class RunOption:
         """Where pytest keeps the value (`config.getoption(dest)`)."""
         return "ascendc_" + self.name
 
-    def argparse_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for `parser.add_argument` and pytest's `group.addoption` alike."""
+    def parse(self, text: str) -> Any:
+        """The value of one word given for this option; argparse.ArgumentTypeError saying what is accepted."""
+        if self.choices is not None and text not in self.choices:
+            raise argparse.ArgumentTypeError(f"{_shown(text)} is not one of {', '.join(self.choices)}"
+                                             f"{did_you_mean(text, self.choices)}")
+        return self.type(text) if self.type is not None else text
+
+    def value(self, raw: Any) -> Any:
+        """A value as pytest kept it, checked as `run` checks it (OptionError if refused): the plugin registers
+        its options unchecked, since pytest would print its whole usage text around a refused value, and
+        checks them in activate."""
+        if isinstance(raw, str) and (self.type is not None or self.choices is not None):
+            try:
+                return self.parse(raw)
+            except argparse.ArgumentTypeError as error:
+                raise OptionError(self, str(error)) from None
+        return raw
+
+    def argparse_kwargs(self, checked: bool = True) -> dict[str, Any]:
+        """Keyword arguments for `parser.add_argument` (`checked`: values go through `parse`) and pytest's
+        `group.addoption` (unchecked: see `value`)."""
         if self.flag:
             return {"action": "store_true", "default": False, "help": self.help}
-        kwargs: dict[str, Any] = {"help": self.help, "metavar": self.metavar}
+        kwargs: dict[str, Any] = {"help": self.help,
+                                  "metavar": "|".join(self.choices) if self.choices else self.metavar}
         if self.repeatable:
             kwargs.update(action="append", default=[])
         else:
             kwargs["default"] = self.default
-        if self.type is not None:
-            kwargs["type"] = self.type
-        if self.choices is not None:
-            kwargs["choices"] = self.choices
-            kwargs.pop("metavar")
+        if checked and (self.type is not None or self.choices is not None):
+            kwargs["type"] = self.parse
         return kwargs
 
     def plugin_args(self, value: Any) -> list[str]:
@@ -68,6 +167,23 @@ class RunOption:
             return [self.plugin_flag] if value else []
         values = value if self.repeatable else [] if value is None else [value]
         return [f"{self.plugin_flag}={item}" for item in values]
+
+
+class OptionError(ConformanceError):
+    """What a run was given cannot be used; `option` names the option at fault, so that each entry point
+    shows it under the flag its user typed (`--product` for `run`, `--ascendc-product` for pytest).
+    `detail` (e.g. the tail of a failing target's stderr) follows the one-line message."""
+
+    def __init__(self, option: RunOption, message: str, detail: str = "") -> None:
+        message = "; ".join(line.strip() for line in message.splitlines() if line.strip())   # one line, always
+        super().__init__(option, message, detail)
+        self.option, self.message, self.detail = option, message, detail
+
+    def text(self, flag: str) -> str:
+        return f"{flag}: {self.message}" + (f"\n{self.detail}" if self.detail else "")
+
+    def __str__(self) -> str:
+        return self.text(self.option.cli_flag)
 
 
 TARGET = RunOption("target", "run the conformance suite against TARGET: reference, exec:<command line> or "
@@ -85,19 +201,19 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("report", "write results.jsonl, replays and reports into DIR", metavar="DIR"),
     RunOption("waivers", "YAML waivers (rule or test, reason, link) turning matching failures into 'waived'",
               metavar="FILE"),
-    RunOption("timeout", f"per-case timeout of exec targets (default {CASE_TIMEOUT_S:g} s)", metavar="SECONDS",
-              default=CASE_TIMEOUT_S, type=float),
+    RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0 (default {CASE_TIMEOUT_S:g})",
+              metavar="SECONDS", default=CASE_TIMEOUT_S, type=positive_seconds),
     RunOption("shrink_seconds", "time Hypothesis may spend shrinking one failing test before its smallest failing "
-                                f"case so far is reported (default {SHRINK_SECONDS:g} s)", metavar="SECONDS",
-              default=SHRINK_SECONDS, type=float),
+                                f"case so far is reported, in seconds, 0 or more (default {SHRINK_SECONDS:g})",
+              metavar="SECONDS", default=SHRINK_SECONDS, type=non_negative_seconds),
     RunOption("shrink_budget", "time all failing tests of the run (of each worker) may spend shrinking together; "
-                               f"past it failures are reported as drawn (default {RUN_SHRINK_SECONDS:g} s)",
-              metavar="SECONDS", default=RUN_SHRINK_SECONDS, type=float),
+                               f"past it failures are reported as drawn; seconds, 0 or more (default {RUN_SHRINK_SECONDS:g})",
+              metavar="SECONDS", default=RUN_SHRINK_SECONDS, type=non_negative_seconds),
     RunOption("reading", "certify under this reading of the disputed points: a reading set of spec/disputes.yaml "
                          "(seed, the default; devkit) or POINT=ALTERNATIVE (e.g. D13=destination-bytes); repeatable, "
                          "merged; points not named take their default", metavar="SET|POINT=ALT", repeatable=True),
-    RunOption("shard", "run only the I-th of N deterministic parts of the suite (merge the reports afterwards)",
-              metavar="I/N"),
+    RunOption("shard", "run only the I-th of N deterministic parts of the suite, 1 <= I <= N (merge the reports "
+                       "afterwards)", metavar="I/N", type=shard),
     RunOption("progress", "progress of the run (tests done per API, cases, failures so far): live (one status "
                           "line, for a terminal), lines (a line per tenth of the run, for CI logs), off (pytest's "
                           "own dots), auto (live on a terminal, else lines; default)",
@@ -112,16 +228,30 @@ OPTIONS: tuple[RunOption, ...] = (
 )
 
 
+SEED = RunOption("seed", f"Hypothesis seed, 0 to {MAX_SEED} (default: a random one, printed in the header)",
+                 metavar="N", type=seed, pytest_flag="--hypothesis-seed")
+WORKERS = RunOption("workers", f"parallel workers (pytest-xdist), 1 to {MAX_WORKERS} (default 1)", metavar="N",
+                    default=1, type=worker_count, pytest_flag="-n")
+RUN_ONLY: tuple[RunOption, ...] = (SEED, WORKERS)
+"""Options of `run` that pass on to pytest's own options (Hypothesis's seed, xdist's workers) rather than to
+the plugin's."""
+
+
+def named(name: str) -> RunOption:
+    """The option called `name` (`product`, `seed`, ...)."""
+    return next(option for option in OPTIONS + RUN_ONLY if option.name == name)
+
+
 def add_to_pytest(parser: Any) -> None:
-    """Register every option on pytest's parser, in the plugin's option group."""
+    """Register every option on pytest's parser, in the plugin's option group (unchecked: see RunOption.value)."""
     group = parser.getgroup("ascendc", "ascendc-conformance: Ascend C data-movement conformance")
     for option in OPTIONS:
-        group.addoption(option.plugin_flag, dest=option.plugin_dest, **option.argparse_kwargs())
+        group.addoption(option.plugin_flag, dest=option.plugin_dest, **option.argparse_kwargs(checked=False))
 
 
 def add_to_argparse(parser: argparse.ArgumentParser) -> None:
     """Register every option on the `run` verb's parser (the target is required there)."""
-    for option in OPTIONS:
+    for option in OPTIONS + RUN_ONLY:
         kwargs = option.argparse_kwargs()
         if option is TARGET:
             kwargs["required"] = True

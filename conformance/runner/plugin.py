@@ -12,6 +12,7 @@ import importlib
 import json
 import sys
 import zlib
+from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
 from typing import Iterator
@@ -25,9 +26,9 @@ except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backpor
     from exceptiongroup import BaseExceptionGroup
 
 from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
-from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.judge.verdict import RuleNaming
+from ascendc_conformance.runner import options
+from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
@@ -54,28 +55,38 @@ def _register_profiles() -> None:
 _register_profiles()
 
 
+@dataclass(frozen=True)
+class StartedRun:
+    """A run whose options `ascendc-conformance run` checked, and whose target it started, before pytest:
+    passed to pytest.main as a plugin, it is taken over by `activate` rather than started a second time."""
+
+    session: RunSession
+
+
 def _settings(config: pytest.Config) -> RunSettings:
-    report = config.getoption("ascendc_report")
-    waivers = config.getoption("ascendc_waivers")
-    return RunSettings(target=config.getoption("ascendc_target"),
-                       products=tuple(config.getoption("ascendc_product")), apis=tuple(config.getoption("ascendc_api")),
-                       profile=config.getoption("ascendc_profile"), report_dir=Path(report).resolve() if report else None,
-                       waivers_file=Path(waivers) if waivers else None, timeout=config.getoption("ascendc_timeout"),
-                       shrink_seconds=config.getoption("ascendc_shrink_seconds"),
-                       shrink_budget=config.getoption("ascendc_shrink_budget"),
-                       reading=tuple(config.getoption("ascendc_reading")),
-                       rule_naming=_rule_naming(config))
-
-
-def _rule_naming(config: pytest.Config) -> RuleNaming:
-    strict, lenient = config.getoption("ascendc_strict_rules"), config.getoption("ascendc_lenient_rules")
-    if strict and lenient:
-        raise pytest.UsageError("--ascendc-strict-rules and --ascendc-lenient-rules contradict each other; give one")
-    return RuleNaming.STRICT if strict else RuleNaming.LENIENT if lenient else RuleNaming.KNOWN
+    """The run's settings from the plugin's options, each value checked (OptionError) as `run` checks it."""
+    options.SEED.value(config.getoption("hypothesis_seed", None))   # the seed must be one `run --seed` takes
+    return RunSettings.from_options(lambda option: option.value(config.getoption(option.plugin_dest)))
 
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+def _session(config: pytest.Config) -> RunSession:
+    """The run's session, started: the one `run` started if its settings are these, else a new one. Any
+    problem with the options, the target or its hello is a usage error naming the plugin's option."""
+    try:
+        settings = _settings(config)
+        started = next((plugin.session for plugin in config.pluginmanager.get_plugins()
+                        if isinstance(plugin, StartedRun) and plugin.session.settings == settings), None)
+        if started is not None:
+            return started
+        session = RunSession(settings)
+        session.start()
+    except OptionError as error:
+        raise pytest.UsageError(error.text(error.option.plugin_flag)) from None
+    return session
 
 
 def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
@@ -84,11 +95,7 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     `write_reports(directory)` writes the reports from results.jsonl at the end of the run; the reports layer
     sits above the runner, so the entry point passes it in.
     """
-    session = RunSession(_settings(config))
-    try:
-        session.reading
-    except ReadingError as error:
-        raise pytest.UsageError(f"--ascendc-reading: {error}") from None
+    session = _session(config)
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
@@ -167,7 +174,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     shard = config.getoption("ascendc_shard", None)
     if not shard:
         return
-    index, count = _parse_shard(shard)
+    index, count = options.parse_shard(shard)
     keep, drop = [], []
     for item in items:
         (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
@@ -199,16 +206,6 @@ def _target_failures(error: BaseException) -> bool:
     if isinstance(error, BaseExceptionGroup):
         return all(_target_failures(member) for member in error.exceptions)
     return isinstance(error, ConformanceFailure)
-
-
-def _parse_shard(text: str) -> tuple[int, int]:
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise pytest.UsageError(f"--ascendc-shard {text!r}: expected I/N, e.g. 1/4") from None
-    if not 1 <= index <= count:
-        raise pytest.UsageError(f"--ascendc-shard {text!r}: I must lie in 1..N")
-    return index, count
 
 
 @pytest.fixture

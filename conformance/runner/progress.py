@@ -11,12 +11,11 @@ import time
 from collections import Counter
 from typing import Callable, Mapping
 
-from ascendc_conformance.format.results import TestRecord
+from ascendc_conformance.format.results import TestRecord, format_params
 from ascendc_conformance.format.outcome import FAILURES
 
 PREFIX = "[ascendc]"
 LIVE_INTERVAL = 0.1   # seconds between two rewrites of the live status line
-MESSAGE_CHARS = 150   # how much of a failure's first message line is printed
 
 
 class Progress:
@@ -85,22 +84,25 @@ class Progress:
             self._write_line(self.status())
             self._last_output = now
 
-    def _print(self, line: str) -> None:
-        """A line of its own (in live mode: written over the status line, which reappears below it)."""
+    def _print(self, text: str) -> None:
+        """Lines of their own (in live mode: the first written over the status line, which reappears below)."""
+        first, *rest = text.splitlines()
         if self._live is not None:
-            self._live(line, True)
+            self._live(first, True)
         else:
+            self._write_line(first)
+        for line in rest:
             self._write_line(line)
 
 
 def failure_line(record: TestRecord) -> str:
-    """One line of a failing test: verdict, test id, the first line of its cause."""
-    return f"{PREFIX} {str(record.verdict).upper()} {record.test_id}: {_first_line(record.message)}"
-
-
-def _first_line(message: str) -> str:
-    line = (message.strip().splitlines() or ["(no message)"])[0]
-    return line if len(line) <= MESSAGE_CHARS else line[:MESSAGE_CHARS - 3] + "..."
+    """A failing test: a line with its verdict, test id and the first line of its cause, in full (a target's
+    own message in it is cut at TARGET_TEXT_CHARS by the judge), then a line with its failing case (operand
+    addresses and dtypes, params)."""
+    cause = (record.message.strip().splitlines() or ["(no message)"])[0]
+    line = f"{PREFIX} {str(record.verdict).upper()} {record.test_id}: {cause}"
+    case = format_params(record.case)
+    return f"{line}\n{PREFIX}   case: {case}" if case else line
 
 
 def _duration(seconds: float) -> str:

@@ -21,9 +21,10 @@ import pytest
 
 import ascendc_conformance
 from ascendc_conformance.format import results
+from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
@@ -91,7 +92,7 @@ class RunRecorder:
         keyword = self.config.getoption("keyword", None)
         selection += (f"; shard {shard}" if shard else "") + (f"; -k {keyword!r}" if keyword else "")
         return [f"{PREFIX} ascendc-conformance {ascendc_conformance.__version__}: target {settings.target} "
-                f"(hello: {json.dumps(hello.raw, sort_keys=True)})",
+                f"(hello: {clip(json.dumps(hello.raw, sort_keys=True), TARGET_TEXT_CHARS)})",
                 f"{PREFIX} spec {run.spec.digest}; profile {settings.profile} ({PROFILES[settings.profile]} cases "
                 f"per test); seed {seed}; {selection}",
                 f"{PREFIX} reading {_reading(run.reading)}"]

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, Callable, NoReturn
 
 from hypothesis import target
 
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS
-from ascendc_conformance.runner import waivers
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS, TARGET_TEXT_CHARS
+from ascendc_conformance.runner import options, waivers
+from ascendc_conformance.runner.options import OptionError, RunOption
+from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.case import ResultStatus
 from ascendc_conformance.format.results import Cause, TestKind, TestRecord, case_summary, freeze, params_size
@@ -30,6 +33,7 @@ from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
+from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
@@ -59,6 +63,24 @@ class RunSettings:
     shrink_budget: float = RUN_SHRINK_SECONDS     # all failing tests of this process together
     reading: tuple[str, ...] = ()                 # --reading words: reading sets and POINT=ALT (none: the seed reading)
     rule_naming: RuleNaming = RuleNaming.KNOWN    # when a rejection naming only other rules is wrong-rule
+
+    @classmethod
+    def from_options(cls, value: Callable[[RunOption], Any]) -> RunSettings:
+        """The settings of the run options' values: `value(option)` as `run` parsed it or the plugin checked it."""
+        values = {option.name: value(option) for option in options.OPTIONS}
+        return cls(target=values["target"], products=tuple(values["product"]), apis=tuple(values["api"]),
+                   profile=values["profile"], report_dir=Path(values["report"]).resolve() if values["report"] else None,
+                   waivers_file=Path(values["waivers"]) if values["waivers"] else None, timeout=values["timeout"],
+                   shrink_seconds=values["shrink_seconds"], shrink_budget=values["shrink_budget"],
+                   reading=tuple(values["reading"]), rule_naming=_rule_naming(values))
+
+
+def _rule_naming(values: dict[str, Any]) -> RuleNaming:
+    """The policy --strict-rules or --lenient-rules names (the default without either); both: an OptionError."""
+    if values["strict_rules"] and values["lenient_rules"]:
+        raise OptionError(options.named("lenient_rules"), "contradicts --strict-rules; give one of them")
+    return (RuleNaming.STRICT if values["strict_rules"] else RuleNaming.LENIENT if values["lenient_rules"]
+            else RuleNaming.KNOWN)
 
 
 @dataclass(repr=False)
@@ -185,9 +207,10 @@ class CheckRecord(ShortRepr):
 
     def suite_error(self, message: str) -> None:
         """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
-        started, a Hypothesis health check): recorded as an error, never as a pass."""
-        self.error = Verdict(outcome=Outcome.ERROR, message=f"the suite could not judge this test: {message}",
-                             expected={})
+        started, a Hypothesis health check): recorded as an error, never as a pass. The message is cut to
+        TARGET_TEXT_CHARS: an exception's text may quote what a target sent."""
+        self.error = Verdict(outcome=Outcome.ERROR, expected={},
+                             message=f"the suite could not judge this test: {clip(message, TARGET_TEXT_CHARS)}")
 
     def result(self) -> TestRecord:
         failure = self.failure
@@ -228,6 +251,12 @@ def _raise_cause(state: CauseRecord) -> NoReturn:
     raise failure(state.text)
 
 
+def _subject(context: PathContext) -> dict[str, str]:
+    """What a hello's `implements` / `excludes` entries and Hello.supports look at in a path context."""
+    return {"product": context.product.id, "api": context.api.name, "src": context.src, "dst": context.dst,
+            "dtype": context.src_dtype.name, "dst_dtype": context.dst_dtype.name, "form": context.form}
+
+
 def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
     """The pytest parameter id of the test that checks `item` (test_legal[<id>], test_illegal[<id>], ...)."""
     return item.label if isinstance(item, SpecPath) else item.id
@@ -237,11 +266,31 @@ class RunSession:
     def __init__(self, settings: RunSettings):
         self.settings = settings
         self.spec = load_spec()
-        self.waivers = (waivers.load(settings.waivers_file, self.spec.rules) if settings.waivers_file else ())
         self.waivers_used: Counter = Counter()
         self._target: Target | None = None
         self._shrunk_causes: set[tuple] = set()   # Cause.shrink_key of every failure shrunk so far
         self.shrink_spent = 0.0                   # seconds spent shrinking, over every finished test
+
+    def start(self) -> None:
+        """Check everything the run was given, in the order a user would fix it, and start the target: an
+        OptionError naming the option at fault, before any test runs (the entry points show it as a usage
+        error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options)."""
+        checks = (("product", lambda: self.products), ("api", lambda: self.apis), ("reading", lambda: self.reading),
+                  ("waivers", lambda: self.waivers), ("target", lambda: self.target),
+                  ("target", self._check_something_runs), ("report", self._check_report_dir))
+        for name, check in checks:
+            try:
+                check()
+            except TargetStartError as error:
+                tail = f"target stderr (tail):\n{error.stderr_tail}" if error.stderr_tail else ""
+                raise OptionError(options.named(name), error.message, tail) from None
+            except ConformanceError as error:
+                raise OptionError(options.named(name), str(error)) from None
+
+    @cached_property
+    def waivers(self) -> tuple[waivers.Waiver, ...]:
+        """The run's waivers (WaiverError for a file that cannot be used)."""
+        return waivers.load(self.settings.waivers_file, self.spec.rules) if self.settings.waivers_file else ()
 
     @cached_property
     def reading(self) -> Reading:
@@ -258,12 +307,44 @@ class RunSession:
         """The hello's `implements` / `excludes` entries that match no documented path of the spec: a misspelt
         entry would otherwise quietly make tests not-supported (or leave them in)."""
         hello = self.target.hello
-        subjects = [{"product": c.product.id, "api": c.api.name, "src": c.src, "dst": c.dst,
-                     "dtype": c.src_dtype.name, "dst_dtype": c.dst_dtype.name, "form": c.form}
-                    for c in contexts(self.spec, self.spec.paths())]
+        subjects = [_subject(c) for c in contexts(self.spec, self.spec.paths())]
         return [f"{kind}[{index}] {dict(entry.keys)}"
                 for kind, entries in (("implements", hello.implements or ()), ("excludes", hello.excludes))
                 for index, entry in enumerate(entries) if not any(entry.matches(s) for s in subjects)]
+
+    def _check_something_runs(self) -> None:
+        """A hello that leaves no test of a selection to run (every one would be not-supported, e.g. an
+        `implements` matching nothing) is refused: such a run would pass having checked nothing. An empty
+        selection is not the hello's doing."""
+        selected = [*contexts(self.spec, self.paths), *(c for item in (*self.faults, *self.boundaries)
+                                                         for c in item.contexts)]
+        hello = self.target.hello
+        if not selected or any(hello.supports(**_subject(c)) for c in selected):
+            return
+        declared = {key: hello.raw[key] for key in ("products", "apis", "implements", "excludes") if key in hello.raw}
+        hints = [f"its {key} {name!r} is none of the spec's{did_you_mean(name, known)}"
+                 for key, names, known in (("products", hello.products, [p.id for p in self.spec.products]),
+                                           ("apis", hello.apis, self.spec.apis))
+                 for name in names or () if name not in known]
+        hints += [f"{entry} matches no documented path" for entry in self.idle_capabilities()]
+        selection = f"products {', '.join(self.products or ('all',))}; APIs {', '.join(self.apis or ('all',))}"
+        raise ConformanceError(clip(f"the target's hello leaves nothing of the selection ({selection}) to run: "
+                                    + "".join(f"{hint}; " for hint in hints) + f"it declares {json.dumps(declared)}",
+                                    TARGET_TEXT_CHARS))
+
+    def _check_report_dir(self) -> None:
+        directory = self.settings.report_dir
+        if directory is None:
+            return
+        if directory.exists() and not directory.is_dir():
+            raise ConformanceError(f"{directory} is a file; expected a directory for the reports")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConformanceError(f"cannot create the report directory {directory}: "
+                                   f"{error.strerror or error}") from None
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise ConformanceError(f"cannot write into the report directory {directory}")
 
     def close(self) -> None:
         if self._target is not None:
@@ -272,14 +353,23 @@ class RunSession:
 
     @cached_property
     def products(self) -> tuple[str, ...] | None:
-        return tuple(self.spec.product(p).id for p in self.settings.products) or None
+        """The selected product ids (None: all); ConformanceError for a name that is no product id or alias."""
+        ids = [p.id for p in self.spec.products]
+        aliases = [alias for p in self.spec.products for alias in p.aliases]
+        for name in self.settings.products:
+            if self.spec.resolve_product(name) is None:
+                raise ConformanceError(f"unknown product {name!r}{did_you_mean(name, ids + aliases)}; expected a "
+                                       f"product id ({', '.join(ids)}) or an alias ({', '.join(aliases)})")
+        return tuple(dict.fromkeys(self.spec.product(p).id for p in self.settings.products)) or None
 
     @cached_property
     def apis(self) -> tuple[str, ...] | None:
-        unknown = [api for api in self.settings.apis if api not in self.spec.apis]
-        if unknown:
-            raise ConformanceError(f"unknown API {', '.join(unknown)}; expected one of {', '.join(self.spec.apis)}")
-        return tuple(self.settings.apis) or None
+        """The selected APIs (None: all); ConformanceError for a name that is no API of the spec."""
+        for name in self.settings.apis:
+            if name not in self.spec.apis:
+                raise ConformanceError(f"unknown API {name!r}{did_you_mean(name, self.spec.apis)}; expected one of "
+                                       f"{', '.join(self.spec.apis)}")
+        return tuple(dict.fromkeys(self.settings.apis)) or None
 
     @cached_property
     def paths(self):

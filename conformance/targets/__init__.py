@@ -15,7 +15,7 @@ import shlex
 from typing import Any
 
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
-from ascendc_conformance.format.errors import TargetSpecError
+from ascendc_conformance.format.errors import TargetSpecError, did_you_mean
 from ascendc_conformance.format.answer import Answer, Hello
 from ascendc_conformance.targets.base import Target
 from ascendc_conformance.targets.exec_target import ExecTarget
@@ -51,7 +51,8 @@ def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: fl
     if scheme == "python":
         module_name, _, attr = rest.partition(":")
         return PythonTarget(load_object(module_name, attr), name=rest)
-    raise TargetSpecError(f"unknown target spec {spec!r}; {SPEC_HELP}")
+    hint = did_you_mean(scheme, ("exec", "python")) if rest else did_you_mean(spec, ("reference",))
+    raise TargetSpecError(f"unknown target spec {spec!r}{hint}; {SPEC_HELP}")
 
 
 def load_in_process(spec: str) -> tuple[Any, str]:

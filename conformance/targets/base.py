@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import abc
 import binascii
+import math
 from types import TracebackType
 from typing import Any
 
-from ascendc_conformance.format.answer import Answer, Hello
+from ascendc_conformance.format.answer import Answer, Hello, quoted
+from ascendc_conformance.format.bounded import MAX_DEPTH, clip
 from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 
 #: Statuses a result v1 may carry. "unspecified" is what the reference answers
 #: for behaviour the documentation leaves open; it is accepted from any target
 #: (the verdict layer decides what it means) so that the reference served over
 #: exec passes the same validation as everyone else.
 RESULT_STATUSES: frozenset[str] = frozenset(ResultStatus)
-
-#: How much of a traceback or stderr an Answer keeps.
-TAIL_CHARS = 4000
 
 
 class Target(abc.ABC):
@@ -92,17 +92,17 @@ def validate_result(case: dict[str, Any], result: Any) -> str | None:
     if "status" not in result:
         return 'answer has no "status"'
     status = result["status"]
-    if status not in RESULT_STATUSES:
-        return f'answer has unknown status {status!r} (expected one of {sorted(RESULT_STATUSES)})'
+    if not isinstance(status, str) or status not in RESULT_STATUSES:
+        return f'answer has unknown status {quoted(status)} (expected one of {sorted(RESULT_STATUSES)})'
     message = result.get("message")
     if message is not None and not isinstance(message, str):
         return f'answer "message" must be a string, got {type(message).__name__}'
     for key in ("rules", "depends_on"):
         if key in result and not _is_str_list(result[key]):
-            return f'answer "{key}" must be a list of rule id strings, got {result[key]!r}'
-    if status in ("rejected", "unspecified") and "rules" not in result:
+            return f'answer "{key}" must be a list of rule id strings, got {quoted(result[key])}'
+    if ResultStatus(status).names_rules and "rules" not in result:
         return f'answer with status "{status}" has no "rules" list'
-    if status == "ok":
+    if status == ResultStatus.OK:
         return _memory_problem(region_sizes(case), result.get("memory"))
     return None
 
@@ -120,14 +120,14 @@ def _memory_problem(expected: dict[str, tuple[int, int]], memory: Any) -> str | 
         return f"answer memory lacks region(s) {missing} of the case"
     extra = sorted(set(memory) - set(expected))
     if extra:
-        return f"answer memory has region(s) {extra} that the case does not have"
+        return f"answer memory has region(s) {quoted(extra)} that the case does not have"
     for name, (address, length) in expected.items():
         region = memory[name]
         if not isinstance(region, dict):
             return f"answer memory region {name!r} is a {type(region).__name__}, not an object"
         if region.get("address") != address or isinstance(region.get("address"), bool):
             return (
-                f"answer memory region {name!r} has address {region.get('address')!r}, "
+                f"answer memory region {name!r} has address {quoted(region.get('address'))}, "
                 f"the case has {address}"
             )
         data = region.get("data")
@@ -145,6 +145,34 @@ def _memory_problem(expected: dict[str, tuple[int, int]], memory: Any) -> str | 
     return None
 
 
-def tail(text: str, limit: int = TAIL_CHARS) -> str:
-    """The last ``limit`` characters of text, marked when something was cut."""
-    return text if len(text) <= limit else "…" + text[-limit:]
+def tail(text: str, limit: int = TARGET_TEXT_CHARS) -> str:
+    """The last ``limit`` characters of text (a traceback, a stderr tail), marked when something was cut."""
+    return text if len(text) <= limit else f"({len(text) - limit} characters before) …" + text[-limit:]
+
+
+_JSON_SCALARS = (str, int, bool, type(None))
+
+
+def json_problem(value: Any, where: str = "answer") -> str | None:
+    """What in an in-process target's answer is not JSON data (what an exec target could have sent), or None:
+    a value of another type, a non-string key, NaN or infinity, nesting deeper than MAX_DEPTH. Walks the
+    containers without recursion; their strings are not copied."""
+    pending: list[tuple[Any, str, int]] = [(value, where, 0)]
+    while pending:
+        item, path, level = pending.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return f"{path} is {item}, not a JSON number"
+        elif isinstance(item, (dict, list)):
+            if level >= MAX_DEPTH:
+                return f"{where} nests deeper than {MAX_DEPTH} levels"
+            if isinstance(item, dict):
+                for key, child in item.items():
+                    if not isinstance(key, str):
+                        return f"{path} has the key {quoted(key)}, not a string"
+                    pending.append((child, f"{path}.{clip(key, 40)}", level + 1))
+            else:
+                pending.extend((child, f"{path}[{index}]", level + 1) for index, child in enumerate(item))
+        elif type(item) not in _JSON_SCALARS:
+            return f"{path} is a {type(item).__name__}, not a JSON value"
+    return None

@@ -10,6 +10,8 @@ A case that times out or crashes the program gets the process killed; the
 next case starts a fresh one. An answer that leaves the stream out of step
 (a non-JSON line, a non-object, a wrong or missing id, an oversized line) also
 gets the process restarted, so later answers cannot be mistaken for this one.
+Answer lines are read by format.bounded (strict UTF-8, no NUL, nesting and
+number limits); a line cut short by the program's exit is a crash.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import time
 from collections import deque
 from typing import IO, Any, Sequence
 
+from ascendc_conformance.format import bounded
+from ascendc_conformance.format.case import ResultStatus
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
-from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
 from ascendc_conformance.targets.base import Target, tail, validate_result
 
 PROTOCOL = 1
@@ -36,9 +40,11 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 STDERR_RING_BYTES = 16 * 1024
 #: Grace given to a dying process to exit and flush its stderr.
 EXIT_GRACE_S = 1.0
+#: How much of a malformed line its message quotes: enough to recognise a log line.
+EXCERPT_CHARS = 120
 
 # Kinds of items the stdout reader and stdin writer put on the inbox queue.
-_LINE, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "oversize", "eof", "write-failed"
+_LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "partial", "oversize", "eof", "write-failed"
 
 
 class _StderrRing:
@@ -104,7 +110,8 @@ class _Process:
                     while line and not line.endswith(b"\n"):
                         line = stream.readline(max_line_bytes)
                     continue
-                self.inbox.put((_LINE, line))
+                # readline stops short of a newline only at the end of the stream: the program ended mid-line
+                self.inbox.put((_LINE if line.endswith(b"\n") else _PARTIAL, line))
         except (OSError, ValueError):
             pass
         self.inbox.put((_EOF, None))
@@ -182,13 +189,33 @@ def _close_quietly(stream: IO[bytes] | None) -> None:
             pass
 
 
-class _Failure(Exception):
-    """Internal: a request got no usable answer line; the process must be replaced."""
+class AnswerFailure(Exception):
+    """A request got no usable answer line (the process must be replaced): what the Answer's kind and message
+    will be."""
 
     def __init__(self, kind: AnswerKind, message: str) -> None:
         super().__init__(message)
         self.kind: AnswerKind = kind
         self.message = message
+
+
+def answer_object(line: bytes, request_id: int) -> dict[str, Any]:
+    """The answer object of one complete answer line to request `request_id`: AnswerFailure (kind error, a
+    one-line message starting with `answer to request N`) for a line that is not a JSON object with that id."""
+    where = f"answer to request {request_id}"
+    try:
+        answer = bounded.loads(line, where)
+    except bounded.InputError as error:
+        excerpt = bounded.clip(line.decode("utf-8", errors="replace").rstrip("\n"), EXCERPT_CHARS)
+        raise AnswerFailure(AnswerKind.ERROR, f"{error}; the line: {excerpt!r}; only protocol lines may go to "
+                                              "stdout, logs belong on stderr") from None
+    if not isinstance(answer, dict):
+        raise AnswerFailure(AnswerKind.ERROR, f"{where} is a JSON {type(answer).__name__}, not an object")
+    if "id" not in answer:
+        raise AnswerFailure(AnswerKind.ERROR, f'{where} has no "id"')
+    if type(answer["id"]) is not int or answer["id"] != request_id:
+        raise AnswerFailure(AnswerKind.ERROR, f"{where} has the id {bounded.clip(repr(answer['id']), EXCERPT_CHARS)}")
+    return answer
 
 
 class ExecTarget(Target):
@@ -220,10 +247,10 @@ class ExecTarget(Target):
         proc = _Process(self.argv, self.max_line_bytes)
         try:
             raw = self._exchange(proc, {"op": "hello", "protocol": PROTOCOL}, self.start_timeout)
-            if raw.get("status") != "ok":
-                raise ValueError(f'hello answer has status {raw.get("status")!r}, not "ok": {raw!r}')
+            if raw.get("status") != ResultStatus.OK:
+                raise ValueError(f'hello answer has status {quoted(raw.get("status"))}, not "ok": {quoted(raw)}')
             hello = Hello.from_dict({k: v for k, v in raw.items() if k != "id"})
-        except (_Failure, ValueError) as exc:
+        except (AnswerFailure, ValueError) as exc:
             proc.stop(polite=False)
             raise TargetStartError(
                 f"target {list(self.argv)!r} failed its hello: {exc}", proc.stderr.text()
@@ -232,35 +259,24 @@ class ExecTarget(Target):
         return hello
 
     def _exchange(self, proc: _Process, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and return the answer object with the right id, or raise _Failure."""
+        """Send one request and return the answer object with the right id, or raise AnswerFailure."""
         request_id = self._next_id
         self._next_id += 1
+        where = f"answer to request {request_id}"
         proc.send({"id": request_id, **request})
         try:
             item, payload = proc.inbox.get(timeout=timeout)
         except queue.Empty:
-            raise _Failure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
+            raise AnswerFailure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
         if item in (_EOF, _WRITE_FAILED):
             how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
-            raise _Failure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
+            raise AnswerFailure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
+        if item == _PARTIAL:
+            raise AnswerFailure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
+                                               f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
         if item == _OVERSIZE:
-            raise _Failure(AnswerKind.ERROR, f"answer line is longer than {self.max_line_bytes} bytes")
-        try:
-            answer = json.loads(payload)
-        except ValueError as exc:
-            excerpt = payload[:200].decode("utf-8", errors="replace")
-            raise _Failure(
-                AnswerKind.ERROR,
-                f"answer line is not JSON ({exc}): {excerpt!r}; "
-                "only protocol lines may go to stdout, logs belong on stderr",
-            ) from None
-        if not isinstance(answer, dict):
-            raise _Failure(AnswerKind.ERROR, f"answer is a JSON {type(answer).__name__}, not an object")
-        if "id" not in answer:
-            raise _Failure(AnswerKind.ERROR, f'answer has no "id" (request id was {request_id})')
-        if type(answer["id"]) is not int or answer["id"] != request_id:
-            raise _Failure(AnswerKind.ERROR, f"answer id {answer['id']!r} does not match request id {request_id}")
-        return answer
+            raise AnswerFailure(AnswerKind.ERROR, f"{where}: the line is longer than {self.max_line_bytes} bytes")
+        return answer_object(payload, request_id)
 
     def execute(self, case: dict[str, Any]) -> Answer:
         """Send one case; restart the program first if the previous case ended it."""
@@ -278,7 +294,7 @@ class ExecTarget(Target):
         started = time.monotonic()
         try:
             answer = self._exchange(proc, {"op": "execute", "case": case}, self.timeout)
-        except _Failure as failure:
+        except AnswerFailure as failure:
             elapsed = time.monotonic() - started
             proc.stop(polite=False)
             self._proc = None

@@ -20,8 +20,11 @@ import traceback
 from typing import Any
 
 from ascendc_conformance.format.errors import TargetSpecError, TargetStartError
-from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.targets.base import Target, tail, validate_result
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
+from ascendc_conformance.targets.base import Target, json_problem, tail, validate_result
 
 
 def load_object(module_name: str, attr: str) -> Any:
@@ -37,14 +40,14 @@ def load_object(module_name: str, attr: str) -> Any:
         )
     try:
         obj: Any = importlib.import_module(module_name)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         missing = isinstance(exc, ModuleNotFoundError) and exc.name is not None
         if missing and f"{module_name}.".startswith(f"{exc.name}."):  # the module itself, not a dependency
             raise TargetSpecError(
                 f"{spec!r}: cannot import module {module_name!r} ({exc}); "
                 "check the dotted name and that its directory is on PYTHONPATH"
             ) from exc
-        raise TargetStartError(f"{spec!r}: importing {module_name!r} raised {exc!r}", _traceback_tail()) from exc
+        raise TargetStartError(f"{spec!r}: importing {module_name!r} raised {quoted(exc)}", _traceback_tail()) from exc
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise TargetSpecError(f"{spec!r}: {getattr(obj, '__name__', obj)!r} has no attribute {part!r}")
@@ -52,10 +55,10 @@ def load_object(module_name: str, attr: str) -> Any:
     if isinstance(obj, type):
         try:
             obj = obj()
-        except Exception as exc:
-            raise TargetStartError(f"{spec!r}: {attr}() raised {exc!r}", _traceback_tail()) from exc
+        except (Exception, SystemExit) as exc:
+            raise TargetStartError(f"{spec!r}: {attr}() raised {quoted(exc)}", _traceback_tail()) from exc
     if not callable(getattr(obj, "execute", None)):
-        raise TargetSpecError(f"{spec!r}: the object {obj!r} has no execute(case) method")
+        raise TargetSpecError(f"{spec!r}: the object {quoted(obj)} has no execute(case) method")
     return obj
 
 
@@ -84,26 +87,28 @@ class PythonTarget(Target):
         self.obj = obj
         try:
             raw = object_hello(obj, name)
-            if raw.get("status", "ok") != "ok":
-                raise ValueError(f'hello() returned status {raw.get("status")!r}, not "ok"')
+            if raw.get("status", ResultStatus.OK) != ResultStatus.OK:
+                raise ValueError(f'hello() returned status {quoted(raw.get("status"))}, not "ok"')
             self.hello = Hello.from_dict(raw)
-        except Exception as exc:
-            raise TargetStartError(f"target {name!r} failed its hello: {exc}", _traceback_tail()) from exc
+        except (Exception, SystemExit) as exc:
+            raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
+                                   _traceback_tail()) from exc
 
     def execute(self, case: dict[str, Any]) -> Answer:
-        """Call the object's execute; an exception is a "crashed" Answer with its traceback."""
+        """Call the object's execute; an exception is a "crashed" Answer with its traceback, an answer that is
+        not JSON data (what no exec target could send) or not a valid result an "error" Answer."""
         started = time.monotonic()
         try:
             result = self.obj.execute(copy.deepcopy(case))
         except (Exception, SystemExit) as exc:
             return Answer(
                 kind=AnswerKind.CRASHED,
-                message=f"execute raised {type(exc).__name__}: {exc}",
+                message=f"execute raised {clip(traceback.format_exception_only(exc)[-1].strip(), TARGET_TEXT_CHARS)}",
                 elapsed_s=time.monotonic() - started,
                 stderr_tail=_traceback_tail(),
             )
         elapsed = time.monotonic() - started
-        problem = validate_result(case, result)
+        problem = json_problem(result) or validate_result(case, result)
         if problem is not None:
             return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
         return Answer(kind=AnswerKind.RESULT, result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)

@@ -8,8 +8,8 @@ reference through the exec adapter (end-to-end tests, exec vs in-process
 timing, or timeouts and crash isolation for a Python target).
 
 Answers are passed through unvalidated: the exec adapter validates them. A
-malformed request gets ``{"id": ..., "status": "error", "message": ...}`` and
-serving goes on. An exception inside the object's execute (or an answer that
+malformed request (read by format.bounded: not UTF-8, not JSON, too deep, ...)
+gets ``{"id": ..., "status": "error", "message": ...}`` and serving goes on. An exception inside the object's execute (or an answer that
 cannot be written as JSON) is printed to stderr and ends the server with code
 1, which the exec adapter reports as a "crashed" outcome, as the in-process
 adapter would.
@@ -22,6 +22,8 @@ import sys
 import traceback
 from typing import IO, Any
 
+from ascendc_conformance.format import bounded
+from ascendc_conformance.format.case import ResultStatus
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.targets import load_in_process
 from ascendc_conformance.targets.python_target import object_hello
@@ -37,7 +39,7 @@ def _reply(out: IO[str], request_id: Any, answer: Any) -> None:
 
 
 def _error(message: str) -> dict[str, Any]:
-    return {"status": "error", "message": message}
+    return {"status": ResultStatus.ERROR.value, "message": message}
 
 
 def _handle(obj: Any, name: str, request: Any) -> Any:
@@ -49,7 +51,7 @@ def _handle(obj: Any, name: str, request: Any) -> Any:
         if request.get("protocol") != PROTOCOL:
             return _error(f"unsupported protocol {request.get('protocol')!r}; this server speaks {PROTOCOL}")
         try:
-            return {"status": "ok", **object_hello(obj, name)}
+            return {"status": ResultStatus.OK.value, **object_hello(obj, name)}
         except Exception as exc:
             return _error(f"hello() failed: {exc!r}")
     if op == "execute":
@@ -67,13 +69,13 @@ def serve(spec: str, stdin: IO[str], stdout: IO[str]) -> int:
     except ConformanceError as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
-    for line in stdin:
+    for number, line in bounded.lines(stdin):
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-        except ValueError as exc:
-            _reply(stdout, None, _error(f"request is not JSON: {exc}"))
+            request = bounded.loads(line, f"request line {number}")
+        except bounded.InputError as error:
+            _reply(stdout, None, _error(str(error)))
             continue
         request_id = request.get("id") if isinstance(request, dict) else None
         try:

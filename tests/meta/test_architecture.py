@@ -90,4 +90,5 @@ def test_the_plugin_imports_only_pytest_and_the_standard_library_until_given_a_t
     assert {m for m in added if not m.startswith("ascendc_conformance")} == set()
     assert added == {"ascendc_conformance", "ascendc_conformance.plugin", "ascendc_conformance.runner",
                      "ascendc_conformance.runner.options", "ascendc_conformance.format",
-                     "ascendc_conformance.format.defaults"}
+                     "ascendc_conformance.format.defaults", "ascendc_conformance.format.errors",
+                     "ascendc_conformance.format.bounded"}   # the option values' checks: standard library only

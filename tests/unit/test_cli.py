@@ -286,11 +286,15 @@ def test_expect_file_with_an_invalid_case(capsys: pytest.CaptureFixture, tmp_pat
     assert code == 1 and json.loads(out)["status"] == "error"
 
 
-@pytest.mark.parametrize("content, phrase", [(None, "no such case file"), ("{not json", "not valid JSON")])
-def test_expect_unreadable_file(capsys: pytest.CaptureFixture, tmp_path: Path, content: str | None, phrase: str) -> None:
+@pytest.mark.parametrize("content, phrase", [
+    (None, "no such case file"), (b"{not json", "not JSON (Expecting property name"),
+    (b"[" * 100_000, "JSON nested deeper than 64 levels"), (b"\xff{}", "not UTF-8 text (byte 0xff"),
+    (b'{"case_format": NaN}', "NaN is not JSON"), (b"\0\0", "holds a NUL character"),
+])
+def test_expect_unreadable_file(capsys: pytest.CaptureFixture, tmp_path: Path, content: bytes | None, phrase: str) -> None:
     path = tmp_path / "case.json"
     if content is not None:
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(content)
     code, out, err = run(capsys, "expect", str(path))
     assert code == 2 and out == ""
     assert str(path) in err and phrase in err and "Traceback" not in err
@@ -320,6 +324,19 @@ def test_expect_stream_malformed_lines(capsys: pytest.CaptureFixture, monkeypatc
     assert "line 1" in results[0]["message"] and "object" in results[0]["message"]
     assert "line 3" in results[1]["message"] and "atlas-z9" in results[1]["message"]
     assert "line 4" in results[2]["message"]
+
+
+def test_expect_stream_answers_every_line_through_the_bounded_loader(capsys, monkeypatch) -> None:
+    """A line nested 100,000 deep, with NaN, or of NUL bytes gets an error result naming it; the stream goes on."""
+    raw = b"\n".join([b"[" * 100_000, b'{"case_format": NaN}', b"\0" * 16, json.dumps(legal_case()).encode()])
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw + b"\n"), encoding="utf-8"))
+    code, out, err = run(capsys, "expect", "-")
+    results = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["status"] for r in results] == ["error", "error", "error", "ok"]
+    assert [r["message"] for r in results[:3]] == ["line 1: JSON nested deeper than 64 levels",
+                                                   "line 2: NaN is not JSON (JSON has no NaN or Infinity)",
+                                                   "line 3: holds a NUL character (at offset 0); expected JSON text"]
+    assert "Traceback" not in err
 
 
 def test_expect_stream_non_utf8_line(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:

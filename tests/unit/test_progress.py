@@ -1,7 +1,8 @@
 """The progress display of a run (ascendc_conformance.runner.progress): when it writes, and what a line says."""
 from __future__ import annotations
 
-from ascendc_conformance.runner.progress import Progress
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
+from ascendc_conformance.runner.progress import Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 
 
@@ -77,3 +78,30 @@ def test_a_run_with_no_test_prints_nothing_at_the_end() -> None:
     lines: list[str] = []
     Progress(lines.append).finish()
     assert lines == []
+
+
+SUMMARY = {"product": "atlas-training", "api": "LoadData2D", "route": "GM->A1", "src_dtype": "half",
+           "dst_dtype": "half", "src_address": 4096, "dst_address": 32, "params": {"repeatTimes": 1, "dstGap": 3}}
+
+
+def test_a_failure_line_shows_the_targets_whole_message_and_the_case_with_its_addresses() -> None:
+    """The target's message in full (up to the cap), not cut at ~150 characters; a second line with the
+    failing case, its operand addresses and dtypes (an alignment failure is about them)."""
+    reason = "operands must be 512-byte aligned; " + "the A1 buffer at 0x20 is not " * 20 + "THE END"
+    assert 150 < len(reason) < TARGET_TEXT_CHARS
+    record = TestRecord(test_id="t0", kind="legal", verdict="false-reject", cases=1, case=SUMMARY,
+                        message=f'the target rejected a legal call, citing X (target says: "{reason}")\nmore')
+    first, second = failure_line(record).splitlines()
+    assert first.startswith("[ascendc] FALSE-REJECT t0: the target rejected") and first.endswith('THE END")')
+    assert second == ("[ascendc]   case: LoadData2D atlas-training GM->A1 half src@0x1000 dst@0x20 "
+                      "{repeatTimes=1, dstGap=3}")
+
+
+def test_live_mode_writes_a_failures_case_line_below_it() -> None:
+    shown: list[tuple[str, bool]] = []
+    progress = Progress(lambda line: shown.append((line, True)), lambda text, keep: shown.append((text, keep)),
+                        clock=Clock())
+    progress.plan({"a": "LoadData2D"})
+    progress.record(TestRecord(test_id="a", kind="legal", verdict="fail", cases=1, message="differs", case=SUMMARY))
+    assert shown[:2] == [("[ascendc] FAIL a: differs", True), ("[ascendc]   case: " + failure_line(
+        TestRecord(test_id="a", kind="legal", verdict="fail", case=SUMMARY)).split("case: ")[1], True)]

@@ -178,7 +178,7 @@ def test_non_json_line_is_an_error_and_target_restarts(targets):
     for _ in range(2):
         answer = target.execute(make_case())
         assert answer.kind is AnswerKind.ERROR
-        assert "answer line is not JSON" in answer.message
+        assert "answer to request" in answer.message and ": not JSON" in answer.message
         assert "debug: copying 2 blocks" in answer.message
         assert answer.result is None
 
@@ -187,9 +187,9 @@ def test_wrong_id_is_an_error(targets):
     target = targets(fake_spec("fake_wrong_id.py"), timeout=TIMEOUT)
     answer = target.execute(make_case())
     assert answer.kind is AnswerKind.ERROR
-    assert answer.message == "answer id 1002 does not match request id 2"
+    assert answer.message == "answer to request 2 has the id 1002"
     # The restarted process numbers answers the same wrong way.
-    assert target.execute(make_case()).message == "answer id 1004 does not match request id 4"
+    assert target.execute(make_case()).message == "answer to request 4 has the id 1004"
 
 
 @pytest.mark.parametrize(
@@ -200,8 +200,8 @@ def test_wrong_id_is_an_error(targets):
         ("extra-region", "answer memory has region(s) ['L1'] that the case does not have"),
         ("wrong-address", "answer memory region 'GM' has address 32, the case has 0"),
         ("bad-base64", "answer memory region 'GM' data is not valid base64"),
-        ("not-object", "answer is a JSON list, not an object"),
-        ("no-id", 'answer has no "id" (request id was 2)'),
+        ("not-object", "answer to request 2 is a JSON list, not an object"),
+        ("no-id", 'answer to request 2 has no "id"'),
         ("no-status", 'answer has no "status"'),
         ("unknown-status", "answer has unknown status 'fine'"),
         ("rejected-no-rules", 'answer with status "rejected" has no "rules" list'),
@@ -216,13 +216,36 @@ def test_malformed_answer_is_an_error_with_a_precise_message(targets, mode, expe
     assert target.execute(make_case()).kind is AnswerKind.ERROR  # still answering after it
 
 
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("nested", "answer to request 2: JSON nested deeper than 64 levels"),
+        ("nul", "answer to request 2: holds a NUL character"),
+        ("status-list", "answer has unknown status ['ok']"),
+        ("nan", "answer to request 2: NaN is not JSON"),
+    ],
+)
+def test_an_answer_the_suite_cannot_read_is_the_targets_error(targets, mode, expected):
+    """Never an exception of the suite's (a RecursionError, a TypeError, the utf-32 codec)."""
+    answer = targets(fake_spec("fake_bad_answer.py", "--mode", mode), timeout=TIMEOUT).execute(make_case())
+    assert answer.kind is AnswerKind.ERROR and answer.message.startswith(expected), answer.message
+
+
+def test_an_exit_in_the_middle_of_an_answer_line_is_a_crash(targets):
+    target = targets(fake_spec("fake_bad_answer.py", "--mode", "mid-line"), timeout=TIMEOUT)
+    answer = target.execute(make_case())
+    assert answer.kind is AnswerKind.CRASHED, answer.message
+    assert "in the middle of the line" in answer.message and "exited with code 7" in answer.message
+    assert "exiting in the middle of an answer" in answer.stderr_tail
+
+
 def test_endless_line_is_an_error_not_a_hang():
     with ExecTarget(
         fake_argv("fake_bad_answer.py", "--mode", "endless-line"), timeout=5, max_line_bytes=1 << 20
     ) as target:
         answer = target.execute(make_case())
     assert answer.kind is AnswerKind.ERROR
-    assert answer.message == f"answer line is longer than {1 << 20} bytes"
+    assert answer.message == f"answer to request 2: the line is longer than {1 << 20} bytes"
     assert answer.elapsed_s < 5
 
 
@@ -232,7 +255,7 @@ def test_endless_line_is_an_error_not_a_hang():
 @pytest.mark.parametrize(
     ("mode", "expected"),
     [
-        ("garbage", "answer line is not JSON"),
+        ("garbage", "answer to request 1: not JSON"),
         ("exit", "exited with code 5"),
         ("hang", "no answer within 0.5 s"),
         ("status", "hello answer has status 'error'"),
@@ -322,6 +345,20 @@ def test_python_target_gets_a_copy_and_is_validated(targets):
 
 
 @pytest.mark.usefixtures("fakes_on_path")
+@pytest.mark.parametrize(("answer", "expected"), [
+    (["not", "a", "dict"], "answer is a list, not a JSON object"),
+    ({"status": {"ok"}}, "answer.status is a set, not a JSON value"),
+    ({"status": "rejected", "rules": [], "cost": float("nan")}, "answer.cost is nan, not a JSON number"),
+    ({"status": "ok", "memory": {1: {}}}, "answer.memory has the key 1, not a string"),
+])
+def test_a_python_answer_that_is_not_json_data_is_the_targets_error(targets, answer, expected, monkeypatch):
+    import py_fakes
+    monkeypatch.setattr(py_fakes.NoHello, "execute", lambda self, case: answer)
+    result = targets("python:py_fakes:NoHello").execute(make_case())
+    assert result.kind is AnswerKind.ERROR and result.message == expected
+
+
+@pytest.mark.usefixtures("fakes_on_path")
 @pytest.mark.parametrize(
     ("spec", "error", "expected"),
     [
@@ -330,6 +367,7 @@ def test_python_target_gets_a_copy_and_is_validated(targets):
         ("python:no_such_module_xyz:Target", TargetSpecError, "cannot import module 'no_such_module_xyz'"),
         ("python:py_fakes:not_a_target", TargetSpecError, "has no execute"),
         ("python:py_fakes:BrokenInit", TargetStartError, "cannot open device"),
+        ("python:py_fakes:ExitsInHello", TargetStartError, "failed its hello: no licence"),
     ],
 )
 def test_python_target_spec_problems(spec, error, expected):
@@ -389,6 +427,21 @@ def test_serve_answers_malformed_requests_and_continues():
     assert "unknown op 'dance'" in answers[2]["message"]
     assert "unsupported protocol 2" in answers[4]["message"]
     assert answers[5]["name"] == "py-good"
+
+
+@pytest.mark.usefixtures("fakes_on_path")
+def test_serve_reads_requests_through_the_bounded_loader():
+    """A request nested 100,000 deep, a line of NUL bytes or of bytes that are not UTF-8 each get an error
+    answer naming the line, and the requests after them are served."""
+    requests = [b"[" * 100_000 + b"]" * 100_000, b"\0" * 8, b"\xff\xfe{}", json.dumps({"id": 4, "op": "hello",
+                                                                                       "protocol": 1}).encode()]
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance.targets.serve", "python:py_fakes:Good"],
+                          input=b"\n".join(requests) + b"\n", capture_output=True, timeout=30, check=True)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(a["id"], a["status"]) for a in answers] == [(None, "error")] * 3 + [(4, "ok")]
+    assert answers[0]["message"] == "request line 1: JSON nested deeper than 64 levels"
+    assert answers[1]["message"].startswith("request line 2: holds a NUL character")
+    assert answers[2]["message"].startswith("request line 3: not UTF-8 text")
 
 
 def test_serve_rejects_exec_spec():

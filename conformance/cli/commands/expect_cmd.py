@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import traceback
 from pathlib import Path
 from functools import partial
-from typing import Any, Callable, Iterator, TextIO
+from typing import Any, Callable, TextIO
 
 from ascendc_conformance.cli.commands import add_verb_parser, write_json
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format import bounded
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.errors import ConformanceError, ReadingError
 from ascendc_conformance import reference
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading
@@ -45,7 +46,10 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_expect(args: argparse.Namespace) -> int:
-    reading = load_spec().reading(args.reading)
+    try:
+        reading = load_spec().reading(args.reading)
+    except ReadingError as error:
+        raise ConformanceError(f"--reading: {error}") from None
     answer = partial(_outcomes, reading=reading) if args.readings else partial(reference.expect, reading=reading)
     if args.case == "-":
         return expect_stream(sys.stdin, sys.stdout, answer)
@@ -55,7 +59,7 @@ def cmd_expect(args: argparse.Namespace) -> int:
 def _outcomes(case: Any, reading: Reading) -> dict:
     """The case's outcome under `reading` and every other computable reading of the points it depends on."""
     expected, others = reference.expect_readings(case, reading)
-    if expected.get("status") == "error":
+    if expected.get("status") == ResultStatus.ERROR:
         return expected
     pairs = [(reading, expected), *others]
     outcomes = [{"reading": other.label, "choices": dict(other.choices), "status": result["status"],
@@ -68,59 +72,35 @@ def _outcomes(case: Any, reading: Reading) -> dict:
 
 
 def expect_file(path: Path, answer: Callable[[Any], dict] = reference.expect) -> int:
-
+    """The result of the case in the file at `path`, pretty-printed; an unreadable file is a usage error."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConformanceError(f"{path}: no such case file") from None
     except IsADirectoryError:
         raise ConformanceError(f"{path}: is a directory, expected a case JSON file") from None
     except OSError as error:
         raise ConformanceError(f"{path}: cannot read the case file: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise ConformanceError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    try:
-        case = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConformanceError(f"{path}: not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})") from None
-    result = answer(case)
+    result = answer(bounded.loads(data, str(path)))
     write_json(result)
-    return 1 if result.get("status") == "error" else 0
-
-
-def _lines(stream: TextIO) -> Iterator[tuple[str | None, str | None]]:
-    """(text, None) per line of the stream, or (None, problem) for a line that is not UTF-8.
-
-    Reads one line at a time (no read-ahead), so results follow their cases as they arrive.
-    """
-    binary = getattr(stream, "buffer", None)
-    if binary is None:
-        for line in iter(stream.readline, ""):
-            yield line, None
-        return
-    for raw in iter(binary.readline, b""):
-        try:
-            yield raw.decode("utf-8"), None
-        except UnicodeDecodeError as error:
-            yield None, f"not UTF-8 text ({error.reason} at byte {error.start})"
+    return 1 if result.get("status") == ResultStatus.ERROR else 0
 
 
 def _error(number: int, message: str) -> dict:
-    return {"status": "error", "message": f"line {number}: {message}"}
+    return {"status": ResultStatus.ERROR.value, "message": f"line {number}: {message}"}
 
 
 def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict] = reference.expect) -> int:
-    """One compact result line per non-blank input line, in order; malformed lines get an error result."""
-    for number, (line, problem) in enumerate(_lines(stdin), start=1):
-        if problem is not None:
-            write_json(_error(number, problem), compact=True, stream=stdout)
-            continue
+    """One compact result line per non-blank input line, in order; a line that cannot be read (format.bounded:
+    not UTF-8, not JSON, too deep, NaN, ...) or is not a valid case gets an error result, and the stream goes
+    on."""
+    for number, line in bounded.lines(stdin):
         if not line.strip():
             continue
         try:
-            case = json.loads(line)
-        except json.JSONDecodeError as error:
-            write_json(_error(number, f"not valid JSON: {error.msg} (column {error.colno})"), compact=True, stream=stdout)
+            case = bounded.loads(line, f"line {number}")
+        except bounded.InputError as error:
+            write_json({"status": ResultStatus.ERROR.value, "message": str(error)}, compact=True, stream=stdout)
             continue
         if not isinstance(case, dict):
             write_json(_error(number, f"expected a JSON object (one case), got {type(case).__name__}"),
@@ -132,7 +112,7 @@ def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict] =
             traceback.print_exc(file=sys.stderr)
             result = _error(number, f"internal error in the reference: {type(error).__name__}: {error}")
         else:
-            if result.get("status") == "error":
+            if result.get("status") == ResultStatus.ERROR:
                 result = {**result, "message": f"line {number}: {result.get('message', '')}"}
         write_json(result, compact=True, stream=stdout)
     return 0

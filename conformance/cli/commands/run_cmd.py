@@ -13,11 +13,11 @@ import pytest
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
-from ascendc_conformance.runner.plugin import SUITE_DIR
+from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
+from ascendc_conformance.runner.session import RunSession, RunSettings
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets import open_target
 
@@ -30,15 +30,18 @@ def register(subparsers: Any) -> None:
         description="Run the conformance suite (pytest with the ascendc plugin) against TARGET: legal cases\n"
                     "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
                     "boundaries, under the reading of the disputed points given by --reading (default:\n"
-                    "seed). Exit 0 if and only if the target conforms on what was run; a case where the\n"
-                    "target follows another named reading is disputed, reported apart, never a failure.",
+                    "seed). A case where the target follows another named reading is disputed, reported\n"
+                    "apart, never a failure.\n\n"
+                    "Every option, the target's start and hello and the report directory are checked\n"
+                    "before the run starts; a problem is one line naming the option (exit 2).\n\n"
+                    "Exit codes: 0 the target conforms on what was run; 1 it does not; 2 a usage error\n"
+                    "(nothing was run); 3 the suite's own internal error; 4 a -k expression pytest cannot\n"
+                    "parse; 5 no test was selected.",
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
                   "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
     options.add_to_argparse(parser)
-    parser.add_argument("--seed", type=int, help="Hypothesis seed (default: a random one, printed in the header)")
-    parser.add_argument("--workers", type=int, default=1, help="parallel workers (pytest-xdist)")
     parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
                         help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
@@ -52,8 +55,8 @@ def register(subparsers: Any) -> None:
                   "--target 'exec:./my_sim'"])
     replay_parser.add_argument("file", metavar="FILE", help="a replay file")
     replay_parser.add_argument("--target", required=True, help=options.TARGET.help)
-    replay_parser.add_argument("--timeout", type=float, default=CASE_TIMEOUT_S,
-                               help=f"per-case timeout of exec targets (default {CASE_TIMEOUT_S:g} s)")
+    timeout = options.named("timeout")
+    replay_parser.add_argument(timeout.cli_flag, **timeout.argparse_kwargs())
     replay_parser.set_defaults(func=cmd_replay)
 
 
@@ -65,9 +68,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
             # suite's own errors are printed with their traceback by the recorder
             "--tb=no", "-rN",
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
-            "-W", "ignore::pytest.PytestAssertRewriteWarning",
-            # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
-            "-W", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning"]
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     if not any(ep.value == ENTRY_POINT for ep in metadata.entry_points(group="pytest11")):
         argv[:0] = ["-p", ENTRY_POINT]   # not installed (run from a source tree): load the plugin by name
     if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
@@ -82,8 +83,14 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    load_spec().reading(args.reading)   # a reading naming no known point or alternative: a clean error, no run
-    return int(pytest.main(pytest_args(args)))
+    """Check every option and start the target before pytest starts (an OptionError is a usage error, exit 2),
+    then hand the started run to the plugin."""
+    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)))
+    try:
+        session.start()
+        return int(pytest.main(pytest_args(args), plugins=[StartedRun(session)]))
+    finally:
+        session.close()
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
