@@ -23,6 +23,7 @@ from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
+from ascendc_conformance.runner.waivers import WaiverError
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 PACKAGE_DIR = SUITE_DIR.parents[1]   # ascendc_conformance installed; conformance/ in a source checkout
@@ -70,7 +71,10 @@ def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
     `write_reports(directory)` writes the reports from results.jsonl at the end of the run; the reports layer
     sits above the runner, so the entry point passes it in.
     """
-    session = RunSession(_settings(config))
+    try:
+        session = RunSession(_settings(config))
+    except WaiverError as error:
+        raise pytest.UsageError(str(error)) from None   # names the file: the same for `run --waivers`
     try:
         session.reading
     except ReadingError as error:
