@@ -15,7 +15,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 import jsonschema
 
-from ascendc_conformance.format import bounded_yaml
+from ascendc_conformance.format import bounded_yaml, schemas
 from ascendc_conformance.format.bounded import InputError
 from ascendc_conformance.spec import model
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
@@ -82,33 +82,6 @@ class _File:
 
     def issue(self, path: tuple, message: str) -> SpecIssue:
         return SpecIssue(self.name, self.line(path), ".".join(str(p) for p in path), message)
-
-
-def _describe_schema_error(error: jsonschema.ValidationError) -> str:
-    """Turn a jsonschema error into a sentence that says what was expected."""
-    validator = error.validator
-    if validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
-        hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
-        return f"unknown key(s) {', '.join(repr(k) for k in extra)}{hint}"
-    if validator == "required":
-        return f"{error.message}; add it"
-    if validator == "type":
-        return f"expected {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"
-    if validator in ("enum", "const"):
-        expected = error.validator_value if validator == "enum" else [error.validator_value]
-        return f"{error.instance!r} is not one of: {', '.join(map(str, expected))}"
-    return error.message
-
-
-def _unwrap(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
-    """For oneOf/anyOf failures report the most specific sub-error."""
-    if error.context:
-        best = jsonschema.exceptions.best_match(error.context)
-        if best is not None and (list(best.absolute_path) != list(error.absolute_path) or best.validator != "type"):
-            return best
-    return error
 
 
 # --- building the model ---------------------------------------------------------------------------
@@ -192,8 +165,8 @@ class _Builder:
         validator = jsonschema.Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
         for error in errors:
-            error = _unwrap(error)
-            self.issues.append(f.issue(tuple(error.absolute_path), _describe_schema_error(error)))
+            error = schemas.unwrap(error)
+            self.issues.append(f.issue(tuple(error.absolute_path), schemas.describe(error)))
         return not errors
 
     # Each helper below reads one part; `known` checks collect issues instead of raising.

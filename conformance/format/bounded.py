@@ -18,6 +18,9 @@ from ascendc_conformance.format.errors import ConformanceError
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays accepted in any JSON the suite reads (a case is at most 5 deep)."""
 
+SHOWN_CHARS = 60
+"""How much of a malformed value from outside a message quotes."""
+
 
 class InputError(ConformanceError):
     """Input from outside the suite is malformed; the message is one line naming where and what is accepted.
@@ -40,6 +43,12 @@ def decode(data: bytes, where: str) -> str:
         line = data.count(b"\n", 0, error.start) + 1
         raise InputError(where, f"not UTF-8 text (byte 0x{data[error.start]:02x} at line {line}, offset "
                                 f"{error.start}); save it as UTF-8", line) from None
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """What a value from outside is, for a message: its type and its text cut to `limit` (`int 5`,
+    `list ['a']`)."""
+    return f"{type(value).__name__} {clip(repr(value), limit)}"
 
 
 def depth(text: str, limit: int = MAX_DEPTH) -> int:

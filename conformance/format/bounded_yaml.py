@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from ascendc_conformance.format.bounded import MAX_DEPTH, InputError, clip, decode
+from ascendc_conformance.format.bounded import MAX_DEPTH, SHOWN_CHARS, InputError, clip, decode
 
 MAX_ALIAS_NODES = 100_000
 """How many nodes aliases may add to one document, counted as expanded: a block may be reused (the packaged
@@ -26,7 +26,6 @@ spec's aliases add a few hundred), not multiplied into a bomb."""
 # libyaml's safe loader when PyYAML was built with it: the same documents, parsed several times faster.
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TEXT_KEY_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:merge")   # `<<: *base` merges a mapping
-_SHOWN_CHARS = 40   # how much of an unreadable value a message quotes
 
 KeyPath = tuple  # the keys and list indexes leading to a value: ("rules", 3, "min")
 
@@ -68,7 +67,7 @@ class _Loader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
         except (ValueError, OverflowError) as error:
             kind = node.tag.rsplit(":", 1)[-1]
             reason = str(error).splitlines()[0].split(";")[0]
-            raise InputError(self.where, f"cannot read {clip(str(node.value), _SHOWN_CHARS)!r} as {kind} "
+            raise InputError(self.where, f"cannot read {clip(str(node.value), SHOWN_CHARS)!r} as {kind} "
                                          f"({reason}) at line {_line(node)}", _line(node)) from None
 
 
@@ -175,7 +174,7 @@ def _check_keys(node: yaml.MappingNode, where: str) -> None:
             raise InputError(where, f"a {kind} used as a key at line {_line(key_node)}; keys are text",
                              _line(key_node))
         if key_node.tag not in _TEXT_KEY_TAGS:
-            raise InputError(where, f"the key {clip(key_node.value, _SHOWN_CHARS)!r} at line {_line(key_node)} "
+            raise InputError(where, f"the key {clip(key_node.value, SHOWN_CHARS)!r} at line {_line(key_node)} "
                                     "is not text; quote it", _line(key_node))
 
 

@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Any, Collection, Iterable
 
 from ascendc_conformance.format import bounded_yaml
-from ascendc_conformance.format.bounded import InputError, clip
+from ascendc_conformance.format.bounded import SHOWN_CHARS, InputError, clip, shown
 from ascendc_conformance.format.errors import ConformanceError
 
 FIELDS = {"rule": "a rule id of the spec (text)", "test": "a test id as pytest shows it (text)",
           "reason": "a text saying why the failure is accepted for now", "link": "a text saying where its fix is tracked"}
 """The keys of a waiver, each with what it accepts."""
-SHOWN_CHARS = 60   # how much of a wrong value a message quotes
 
 
 class WaiverError(ConformanceError):
@@ -57,7 +56,7 @@ def load(path: Path, known_rules: Collection[str]) -> tuple[Waiver, ...]:
         return ()
     if not isinstance(data, list):
         raise WaiverError(f"{path}: expected a list of waivers (- rule: ..., reason: ..., link: ...), got "
-                          f"{_shown(data)}")
+                          f"{shown(data)}")
     if document.duplicate_keys:
         duplicate = document.duplicate_keys[0]
         raise WaiverError(f"{_where(path, document, duplicate.path[0])}: '{duplicate.path[-1]}' is given twice "
@@ -67,7 +66,7 @@ def load(path: Path, known_rules: Collection[str]) -> tuple[Waiver, ...]:
 
 def _waiver(entry: Any, where: str, known_rules: Collection[str]) -> Waiver:
     if not isinstance(entry, dict):
-        raise WaiverError(f"{where}: expected a mapping with rule or test, reason and link, got {_shown(entry)}")
+        raise WaiverError(f"{where}: expected a mapping with rule or test, reason and link, got {shown(entry)}")
     unknown = set(entry) - set(FIELDS)
     if unknown:
         raise WaiverError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(FIELDS)}")
@@ -75,7 +74,7 @@ def _waiver(entry: Any, where: str, known_rules: Collection[str]) -> Waiver:
         raise WaiverError(f"{where}: give exactly one of 'rule' (a rule id) or 'test' (a test id)")
     for key, what in FIELDS.items():
         if key in entry and (not isinstance(entry[key], str) or not entry[key].strip()):
-            raise WaiverError(f"{where}: '{key}' must be {what}, got {_shown(entry[key])}")
+            raise WaiverError(f"{where}: '{key}' must be {what}, got {shown(entry[key])}")
     for key in ("reason", "link"):
         if key not in entry:
             raise WaiverError(f"{where}: '{key}' is required: {FIELDS[key]}")
@@ -89,8 +88,3 @@ def _where(path: Path, document: bounded_yaml.Document, index: int) -> str:
     """`file:line: waiver N` of the index-th waiver."""
     return f"{path}:{document.line((index,))}: waiver {index + 1}"
 
-
-def _shown(value: Any) -> str:
-    """What a value is, for a message: its type and (cut) text."""
-    kind = {dict: "a mapping", list: "a list", type(None): "nothing"}.get(type(value), type(value).__name__)
-    return kind if isinstance(value, (dict, list)) or value is None else f"{kind} {clip(repr(value), SHOWN_CHARS)}"

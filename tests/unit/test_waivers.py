@@ -29,7 +29,7 @@ def test_a_good_file_loads_and_an_empty_one_waives_nothing(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("content, words", [
     ("- test: 5\n  reason: r\n  link: l\n", ":1: waiver 1: 'test' must be a test id as pytest shows it (text), got int 5"),
-    ("- rule: [DataCopy-route]\n  reason: r\n  link: l\n", ":1: waiver 1: 'rule' must be a rule id of the spec (text), got a list"),
+    ("- rule: [DataCopy-route]\n  reason: r\n  link: l\n", ":1: waiver 1: 'rule' must be a rule id of the spec (text), got list ['DataCopy-route']"),
     (GOOD + "- rule: DataCopy-route\n  reason: ''\n  link: l\n", ":7: waiver 3: 'reason' must be a text saying why"),
     (GOOD + "- rule: DataCopy-route\n  reason: r\n", ":7: waiver 3: 'link' is required: a text saying where"),
     ("- rule: DataCopy-route\n  reason: r\n  link: l\n  reason: s\n", ":1: waiver 1: 'reason' is given twice (lines 2 and 4)"),
@@ -38,7 +38,7 @@ def test_a_good_file_loads_and_an_empty_one_waives_nothing(tmp_path: Path) -> No
     ("- {rule: DataCopy-route, reason: r, link: l, colour: red}\n", ":1: waiver 1: unknown key(s) colour; allowed: rule, test"),
     ("- {rule: No-such-rule, reason: r, link: l}\n", ":1: waiver 1: 'rule': no rule 'No-such-rule' in the spec"),
     ("- 5\n", ":1: waiver 1: expected a mapping with rule or test, reason and link, got int 5"),
-    ("rule: DataCopy-route\n", ": expected a list of waivers (- rule: ..., reason: ..., link: ...), got a mapping"),
+    ("rule: DataCopy-route\n", ": expected a list of waivers (- rule: ..., reason: ..., link: ...), got dict {'rule': 'DataCopy-route'}"),
     ("- {rule: DataCopy-route, reason: r, link: l\n", ": not valid YAML"),
     (b"- {rule: DataCopy-route, reason: caf\xe9, link: l}\n", ": not UTF-8 text (byte 0xe9 at line 1"),
     ("- {rule: DataCopy-route, reason: \x00, link: l}\n", ": holds the control character U+0000 (a NUL byte) at line 1"),
