@@ -56,10 +56,14 @@ def render(fmt: str, results: RunResults, report_dir: str | os.PathLike | None =
 
 
 def write_text(path: str | os.PathLike, text: str) -> Path:
-    """Write atomically (a temporary file in the same directory, then rename): a reader never sees half a report."""
+    """Write atomically (a temporary file in the same directory, then rename): a reader never sees half a report.
+    A directory or file that cannot be written is a ReportError naming it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise ReportError(f"{path.parent}: cannot write a report into this directory ({error.strerror})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -67,11 +71,13 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; a report is as readable as any file written
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(error, OSError):
+            raise ReportError(f"{path}: cannot write the report ({error.strerror})") from None
         raise
     return path
 

@@ -270,8 +270,9 @@ def results_path(source: str | os.PathLike) -> Path:
     if path.is_dir():
         path = path / results_file.RESULTS_FILE
         if not path.is_file():
-            raise ReportError(f"{source}: no {results_file.RESULTS_FILE} in this directory "
-                              "(run with --ascendc-report DIR to write one)")
+            raise ReportError(f"{source}: no {results_file.RESULTS_FILE} in this directory; `report DIR` reads the "
+                              f"{results_file.RESULTS_FILE} a run writes into its report directory (`run --report "
+                              "DIR`, or pytest's --ascendc-report DIR)")
         return path
     if not path.is_file():
         raise ReportError(f"{source}: no such file or directory")
@@ -281,37 +282,37 @@ def results_path(source: str | os.PathLike) -> Path:
 def _read_one(source: str | os.PathLike) -> RunResults:
     path = results_path(source)
     try:
-        records = list(results_file.read(path))
+        lines = list(results_file.read(path))
     except results_file.ResultsError as error:
         raise ReportError(str(error)) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReportError(f"{path}: cannot read ({error})") from None
+    except OSError as error:
+        raise ReportError(f"{path}: cannot read ({error.strerror})") from None
     notes: list[str] = []
     # Split into runs at each run record; stray records before the first run record belong to it.
-    runs: list[list[dict]] = []
-    for record in records:
+    runs: list[list[tuple[int, dict]]] = []
+    for number, record in lines:
         if record["record"] == "run" or not runs:
             runs.append([])
-        runs[-1].append(record)
-    segments = [seg for seg in runs if any(r["record"] == "run" for r in seg)]
+        runs[-1].append((number, record))
+    segments = [seg for seg in runs if any(r["record"] == "run" for _, r in seg)]
     if not segments:
         raise ReportError(f"{path}: no run record (the first line of a results file); "
                           "this is not the results of a conformance run, or the run died before it started")
     if len(segments) > 1:
-        starts = [next(r for r in seg if r["record"] == "run").get("started") for seg in segments]
+        starts = [next(r for _, r in seg if r["record"] == "run").get("started") for seg in segments]
         notes.append(f"{path} holds {len(segments)} runs (the report directory was reused); reporting the last "
                      f"one, started {starts[-1]} (earlier: {', '.join(str(s) for s in starts[:-1])})")
     segment = segments[-1]
-    run = next(r for r in segment if r["record"] == "run")
-    ends = [r for r in segment if r["record"] == "end"]
+    run = next(r for _, r in segment if r["record"] == "run")
+    ends = [r for _, r in segment if r["record"] == "end"]
     end = ends[-1] if ends else None
     source_dir = path.parent
     tests: list[TestResult] = []
     unknown = 0
-    for number, record in enumerate(segment, start=1):
+    for number, record in segment:
         if record["record"] == "test":
-            tests.append(TestResult.from_record(record, source_dir, f"{path}: record {number}"))
-        elif record["record"] not in ("run", "end"):
+            tests.append(TestResult.from_record(record, source_dir, f"{path}:{number}"))
+        elif record["record"] not in results_file.RECORD_KINDS:
             unknown += 1
     if unknown:
         notes.append(f"{path}: {unknown} record(s) of an unknown kind ignored")

@@ -1,6 +1,6 @@
 """Load and validate the YAML of spec/ into a `spec.model.Spec`.
 
-Each file is parsed with yaml's safe loader, validated against spec/schema/spec.schema.json (the `$defs`
+Each file is parsed by format.bounded_yaml (strict UTF-8, bounded aliases and nesting), validated against spec/schema/spec.schema.json (the `$defs`
 entry named by its `kind`), then cross-checked (unknown products, dtypes, positions, rules, min > max, ...).
 Every problem becomes a `SpecIssue` naming file, line, key and what was expected; all are collected and
 raised together as one `SpecError`.
@@ -11,21 +11,19 @@ import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path as FsPath
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 import jsonschema
-import yaml
 
+from ascendc_conformance.format import bounded_yaml, schemas
+from ascendc_conformance.format.bounded import InputError
 from ascendc_conformance.spec import model
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 SPEC_DIR = FsPath(__file__).resolve().parent
 SCHEMA_FILE = SPEC_DIR / "schema" / "spec.schema.json"
 FILE_KINDS = ("dtypes", "products", "disputes", "common", "api")
-
-
-# libyaml's safe loader when PyYAML was built with it: the same documents, the spec parsed several times faster.
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LISTED_NAMES = 20   # how many known names an "unknown ..." issue lists (a spec may have thousands of rules)
 
 
 @lru_cache(maxsize=1)
@@ -57,27 +55,6 @@ def files_with_overrides(overrides: Iterable[FsPath | str]) -> list[FsPath]:
 
 # --- parsing with line numbers --------------------------------------------------------------------
 
-def _line_index(node: yaml.Node, path: tuple = (), index: dict | None = None,
-                duplicates: list | None = None) -> dict:
-    """Map every key path of a composed YAML document to its 1-based line; note keys given twice."""
-    index = {} if index is None else index
-    index[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            child = path + (key_node.value,)
-            line = key_node.start_mark.line + 1
-            if key_node.value in seen and duplicates is not None:
-                duplicates.append((child, line, seen[key_node.value]))
-            seen.setdefault(key_node.value, line)
-            _line_index(value_node, child, index, duplicates)
-            index[child] = line
-    elif isinstance(node, yaml.SequenceNode):
-        for position, item in enumerate(node.value):
-            _line_index(item, path + (position,), index, duplicates)
-    return index
-
-
 class _File:
     """One parsed spec file with a way to find the line of any key path."""
 
@@ -85,64 +62,26 @@ class _File:
         self.path = path
         self.name = path.name
         self.data: Any = None
-        self.lines: dict = {}
+        self.document: bounded_yaml.Document | None = None
         try:
-            text = path.read_text(encoding="utf-8")
-            loader = YAML_LOADER(text)
-            try:   # one parse: the node tree gives the lines, the data is constructed from it
-                node = loader.get_single_node()
-                self.data = loader.construct_document(node) if node is not None else None
-            finally:
-                loader.dispose()
-            if node is not None:
-                duplicates: list = []
-                self.lines = _line_index(node, duplicates=duplicates)
-                for path, line, first in duplicates:
-                    issues.append(SpecIssue(self.name, line, ".".join(map(str, path)),
-                                            f"key given twice (first at line {first}); keep one"))
+            self.document = bounded_yaml.parse(path.read_bytes(), self.name)
         except OSError as error:
             issues.append(SpecIssue(self.name, None, "", f"cannot read the file: {error.strerror}"))
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            line = mark.line + 1 if mark else None
-            problem = getattr(error, "problem", None) or str(error)
-            issues.append(SpecIssue(self.name, line, "", f"not valid YAML: {problem}"))
+            return
+        except InputError as error:
+            issues.append(SpecIssue(self.name, error.line, "", error.problem))
+            return
+        self.data = self.document.data
+        for duplicate in self.document.duplicate_keys:
+            issues.append(SpecIssue(self.name, duplicate.line, ".".join(map(str, duplicate.path)),
+                                    f"key given twice (first at line {duplicate.first_line}); keep one"))
 
     def line(self, path: tuple) -> int | None:
         """The line of `path`, or of its nearest ancestor that has one."""
-        while path not in self.lines and path:
-            path = path[:-1]
-        return self.lines.get(path)
+        return self.document.line(path) if self.document is not None else None
 
     def issue(self, path: tuple, message: str) -> SpecIssue:
         return SpecIssue(self.name, self.line(path), ".".join(str(p) for p in path), message)
-
-
-def _describe_schema_error(error: jsonschema.ValidationError) -> str:
-    """Turn a jsonschema error into a sentence that says what was expected."""
-    validator = error.validator
-    if validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
-        hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
-        return f"unknown key(s) {', '.join(repr(k) for k in extra)}{hint}"
-    if validator == "required":
-        return f"{error.message}; add it"
-    if validator == "type":
-        return f"expected {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"
-    if validator in ("enum", "const"):
-        expected = error.validator_value if validator == "enum" else [error.validator_value]
-        return f"{error.instance!r} is not one of: {', '.join(map(str, expected))}"
-    return error.message
-
-
-def _unwrap(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
-    """For oneOf/anyOf failures report the most specific sub-error."""
-    if error.context:
-        best = jsonschema.exceptions.best_match(error.context)
-        if best is not None and (list(best.absolute_path) != list(error.absolute_path) or best.validator != "type"):
-            return best
-    return error
 
 
 # --- building the model ---------------------------------------------------------------------------
@@ -153,6 +92,8 @@ class _Builder:
         self.path_deps: list[tuple] = []
         self.rule_refs: list[tuple] = []
         self.effect_units: list[tuple] = []   # (file, key path, DataCopy units name) named by an alternative
+        self.effect_limits: list[tuple] = []  # (file, key path, rule id, {min, max}) bounds set by an alternative
+        self.rule_places: dict[str, tuple[_File, int]] = {}   # rule id -> its file and index in `rules`
         self.reading_sets: dict[str, Mapping] = {}
         self.files = [_File(FsPath(f), self.issues) for f in files]
 
@@ -175,6 +116,7 @@ class _Builder:
         self.products_file = by_kind["products"][0]
         dtypes = self._dtypes()
         products = self._products()
+        self._check_names(products)
         disputes = self._disputes(by_kind["disputes"][0])
         rules: dict[str, model.Rule] = {}
         common = tuple(self._rules(by_kind["common"][0], None, rules))
@@ -186,6 +128,7 @@ class _Builder:
                 continue
             apis[name] = self._api(f, rules)
         self._cross_check(rules, disputes, apis)
+        self._check_ranges(rules, apis)
         if self.issues:
             raise SpecError(self.issues)
         aliases = {}
@@ -222,16 +165,19 @@ class _Builder:
         validator = jsonschema.Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
         for error in errors:
-            error = _unwrap(error)
-            self.issues.append(f.issue(tuple(error.absolute_path), _describe_schema_error(error)))
+            error = schemas.unwrap(error)
+            self.issues.append(f.issue(tuple(error.absolute_path), schemas.describe(error)))
         return not errors
 
     # Each helper below reads one part; `known` checks collect issues instead of raising.
-    def _known(self, f: _File, path: tuple, value: str, known: Iterable[str], what: str) -> bool:
-        known = list(known)
+    def _known(self, f: _File, path: tuple, value: str, known: Collection[str], what: str) -> bool:
+        """Whether `value` is in `known` (looked up, never copied: a lookup per rule stays linear)."""
         if value in known:
             return True
-        self.issues.append(f.issue(path, f"unknown {what} {value!r}; expected one of: {', '.join(known)}"))
+        names = list(known)
+        listed = ", ".join(names[:LISTED_NAMES]) + (f", … ({len(names) - LISTED_NAMES} more)"
+                                                     if len(names) > LISTED_NAMES else "")
+        self.issues.append(f.issue(path, f"unknown {what} {value!r}; expected one of: {listed}"))
         return False
 
     def _dtypes(self) -> dict[str, model.Dtype]:
@@ -306,6 +252,8 @@ class _Builder:
         for key in ("legal", "illegal", "limits"):
             for rule_id in data.get(key, ()):
                 self.rule_refs.append((f, path + (key, rule_id), rule_id))
+        self.effect_limits += [(f, path + ("limits", rule_id), rule_id, bounds)
+                               for rule_id, bounds in data.get("limits", {}).items()]
         for j, product in enumerate(data.get("products", ())):
             self._known(f, path + ("products", j), product, self.product_ids, "product")
         self.effect_units += [(f, path + ("units", name), name) for name in data.get("units", {})]
@@ -357,6 +305,7 @@ class _Builder:
                 inseparable=tuple(model.Inseparable(e["variant"], tuple(e["from"]), e["reason"])
                                   for e in r.get("inseparable", ())))
             rules[rule.id] = rule
+            self.rule_places[rule.id] = (f, i)
             built.append(rule)
         return built
 
@@ -459,8 +408,7 @@ class _Builder:
     def _cross_check(self, rules: dict[str, model.Rule], disputes: dict, apis: dict) -> None:
         """References between files: disputes, rules named by paths and capacities."""
         for rule in rules.values():
-            f = next(x for x in self.files if x.name == rule.file)
-            index = next(i for i, r in enumerate(f.data["rules"]) if r["id"] == rule.id)
+            f, index = self.rule_places[rule.id]
             if rule.dispute is not None:
                 self._known(f, ("rules", index, "dispute"), rule.dispute, disputes, "disputed point")
             for j, entry in enumerate(rule.inseparable):
@@ -474,6 +422,9 @@ class _Builder:
         units = {u.name for api in apis.values() for u in api.units}
         for f, path, name in self.effect_units:
             self._known(f, path, name, sorted(units), "DataCopy units entry")
+        for api in apis.values():
+            f = next(x for x in self.files if x.name == api.file)
+            self._check_unique(f, ("semantics", "units"), [u.name for u in api.units], "units entry")
         for name, chosen in self.reading_sets.items():
             for point, alternative in chosen.items():
                 where = ("readings", name, point)
@@ -487,6 +438,88 @@ class _Builder:
                     self._known(pf, ("products", i, "capacities", memory, "rule"), c["rule"], rules, "rule")
             if "dispute" in p["positions"]:
                 self._known(pf, ("products", i, "positions", "dispute"), p["positions"]["dispute"], disputes, "disputed point")
+
+    def _check_unique(self, f: _File, path: tuple, names: Iterable[str], what: str) -> None:
+        """A name listed twice in one list of names (memories, TPositions, units entries) is an issue."""
+        first: dict[str, int] = {}
+        for index, name in enumerate(names):
+            if name in first:
+                self.issues.append(f.issue(path + (index,), f"{what} {name!r} is listed twice (first as item "
+                                                            f"{first[name]}); list each once"))
+            first.setdefault(name, index)
+
+    def _check_names(self, products: list[model.Product]) -> None:
+        """Every name a user may give a product (its id or an alias, in any case, as Spec.resolve_product
+        reads it) names one product; memories and TPositions are listed once."""
+        f = self.products_file
+        self._check_unique(f, ("memories",), f.data["memories"], "memory")
+        self._check_unique(f, ("positions",), f.data["positions"], "TPosition")
+        owners: dict[str, tuple[str, str, tuple]] = {}   # lower-cased name -> (product id, "id"/"alias", key path)
+        for i, product in enumerate(products):
+            given = [(product.id, "id", ("products", i, "id"))]
+            given += [(alias, "alias", ("products", i, "aliases", j)) for j, alias in enumerate(product.aliases)]
+            for name, what, path in given:
+                owner = owners.setdefault(name.lower(), (product.id, what, path))
+                if owner[0] != product.id:
+                    self.issues.append(f.issue(path, f"{what} {name!r} is also the {owner[1]} of product {owner[0]} "
+                                                     f"(line {f.line(owner[2])}); each id and alias names one "
+                                                     "product, whatever its case"))
+
+    def _check_ranges(self, rules: dict[str, model.Rule], apis: dict[str, model.Api]) -> None:
+        """Range bounds a parameter can take: each within the C type of the field it bounds (a negative
+        maximum of an unsigned field is outside it), no minimum above another rule's maximum of the same
+        field on a product they share, and an alternative's limits within the C type and in order."""
+        ctypes: dict[tuple[str, str], set[str]] = {}   # (api, field) -> the C types it is declared with
+        for api in apis.values():
+            for form in api.forms.values():
+                for field in form.fields.values():
+                    if field.ctype in self.ctypes:
+                        ctypes.setdefault((api.name, field.name), set()).add(field.ctype)
+        lowest_max: dict[tuple[str, str, str], model.Rule] = {}   # (api, field, product) -> its rule of least max
+        ranges = [rule for rule in rules.values() if rule.kind == "range" and rule.field and rule.api]
+        for rule in ranges:
+            f, index = self.rule_places[rule.id]
+            for bound in ("min", "max"):
+                value = getattr(rule, bound)
+                if value is not None:
+                    self._within_ctype(f, ("rules", index, bound), bound, value, rule, ctypes)
+            if rule.max is not None:
+                for product in rule.products:
+                    best = lowest_max.get((rule.api, rule.field, product))
+                    if best is None or rule.max < best.max:
+                        lowest_max[rule.api, rule.field, product] = rule
+        for rule in ranges:
+            if rule.min is None:
+                continue
+            for product in rule.products:
+                other = lowest_max.get((rule.api, rule.field, product))
+                if other is not None and other is not rule and rule.min > other.max:
+                    f, index = self.rule_places[rule.id]
+                    self.issues.append(f.issue(("rules", index, "min"), (
+                        f"min {rule.min} is above the max {other.max} of {other.id} ({other.file}:{other.line}) on "
+                        f"{product}: no {rule.field} would be legal; expected min <= {other.max}")))
+                    break
+        for f, path, rule_id, bounds in self.effect_limits:
+            rule = rules.get(rule_id)
+            if rule is None:
+                continue   # an unknown rule is reported with the other references
+            if rule.kind != "range" or not rule.field:
+                self.issues.append(f.issue(path, f"limits apply to range rules; {rule_id} is a {rule.kind} rule"))
+                continue
+            for bound, value in bounds.items():
+                self._within_ctype(f, path + (bound,), bound, value, rule, ctypes)
+            low, high = bounds.get("min", rule.min), bounds.get("max", rule.max)
+            if low is not None and high is not None and low > high:
+                self.issues.append(f.issue(path, f"under this alternative {rule_id} would range from {low} to {high}; "
+                                                 "expected min <= max"))
+
+    def _within_ctype(self, f: _File, path: tuple, bound: str, value: int, rule: model.Rule,
+                      ctypes: Mapping[tuple[str, str], set[str]]) -> None:
+        for ctype in sorted(ctypes.get((rule.api, rule.field), ())):
+            low, high = self.ctypes[ctype]
+            if not low <= value <= high:
+                self.issues.append(f.issue(path, f"{bound} {value} is outside the C type of {rule.field}, {ctype} "
+                                                 f"({low}..{high}); expected a bound within it"))
 
 
 def _citation(data: dict) -> model.Citation:

@@ -18,9 +18,21 @@ from ascendc_conformance.format.errors import ConformanceError
 MAX_DEPTH = 64
 """Deepest nesting of objects and arrays accepted in any JSON the suite reads (a case is at most 5 deep)."""
 
+SHOWN_CHARS = 60
+"""How much of a malformed value from outside a message quotes."""
+
 
 class InputError(ConformanceError):
-    """Input from outside the suite is malformed; the message is one line naming where and what is accepted."""
+    """Input from outside the suite is malformed; the message is one line naming where and what is accepted.
+
+    Its parts stay apart for a caller that states the place in its own form (a spec issue's `file:line`):
+    `where` the input, `problem` what is wrong with it and `line` its line when one is known."""
+
+    def __init__(self, where: str, problem: str, line: int | None = None) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+        self.line = line
 
 
 def decode(data: bytes, where: str) -> str:
@@ -29,8 +41,14 @@ def decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{where}: not UTF-8 text (byte 0x{data[error.start]:02x} at line {line}, offset "
-                         f"{error.start}); save it as UTF-8") from None
+        raise InputError(where, f"not UTF-8 text (byte 0x{data[error.start]:02x} at line {line}, offset "
+                                f"{error.start}); save it as UTF-8", line) from None
+
+
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+    """What a value from outside is, for a message: its type and its text cut to `limit` (`int 5`,
+    `list ['a']`)."""
+    return f"{type(value).__name__} {clip(repr(value), limit)}"
 
 
 def depth(text: str, limit: int = MAX_DEPTH) -> int:
@@ -75,19 +93,19 @@ def loads(data: str | bytes, where: str, *, max_bytes: int | None = None, max_de
     not UTF-8, nested deeper than `max_depth`, not JSON, or holds NaN, Infinity or a number out of range."""
     size = len(data)
     if max_bytes is not None and size > max_bytes:
-        raise InputError(f"{where}: {size} bytes, more than the {max_bytes} accepted")
+        raise InputError(where, f"{size} bytes, more than the {max_bytes} accepted")
     text = decode(data, where) if isinstance(data, bytes) else data
     if "\x00" in text:
-        raise InputError(f"{where}: holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
+        raise InputError(where, f"holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
     # a text with fewer brackets than the limit cannot nest deeper: only such texts are walked (in Python)
     if text.count("[") + text.count("{") > max_depth and depth(text, max_depth) > max_depth:
-        raise InputError(f"{where}: JSON nested deeper than {max_depth} levels")
+        raise InputError(where, f"JSON nested deeper than {max_depth} levels")
     try:
         return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError as error:
-        raise InputError(f"{where}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+        raise InputError(where, f"not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except ValueError as error:   # NaN / Infinity, a float out of range, an integer of more than 4300 digits
-        raise InputError(f"{where}: {str(error).splitlines()[0]}") from None
+        raise InputError(where, str(error).splitlines()[0]) from None
 
 
 def clip(text: str, limit: int) -> str:

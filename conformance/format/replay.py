@@ -1,26 +1,44 @@
 """Replay files: one failing case with what was expected, what the target did and the verdict.
 
 Saved in `<report dir>/replays/` when a conformance test fails (after Hypothesis has shrunk it), and read by
-`ascendc-conformance replay FILE --target ...`.
+`ascendc-conformance replay FILE --target ...`: strict bounded JSON (format.bounded), checked against
+schema/replay-v1.schema.json and its case against case-v1.
 """
 from __future__ import annotations
 
 import json
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
-from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format import bounded, schemas
+from ascendc_conformance.format.bounded import InputError, clip
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.errors import CaseError, ConformanceError
+from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
 RESULT_KEYS = ("status", "rules", "message", "depends_on", "memory")
 """The keys of a result v1: what a replay keeps of a target's answer."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest replay file read: one holds a case and four images of its memory, a few MiB each at most."""
 
 
 class ReplayError(ConformanceError):
     """A replay file cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A saved failing case, as `replay` re-runs it (conformance/format/schema/replay-v1.schema.json)."""
+
+    case: Mapping[str, Any]           # the case, checked against case-v1
+    test_id: str | None = None
+    outcome: Outcome | None = None    # the verdict the saving run gave
+    reading: str | None = None        # the reading of the disputed points it judged under (its label)
 
 
 def file_name(test_id: str) -> str:
@@ -70,14 +88,30 @@ def command(path: Path, target: str) -> str:
     return f"ascendc-conformance replay {shlex.quote(str(path))} --target {shlex.quote(target)}"
 
 
-def load(path: Path) -> dict:
+def load(path: Path) -> Replay:
+    """The replay file at `path`; ReplayError, one line naming the file, the field and what it accepts, for a
+    file that is unreadable, larger than MAX_FILE_BYTES, not strict JSON, or not a replay file of a valid case."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ReplayError(f"{path}: cannot read ({error.strerror})") from None
-    except json.JSONDecodeError as error:
-        raise ReplayError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    try:
+        data = bounded.loads(raw, str(path), max_bytes=MAX_FILE_BYTES)
+    except InputError as error:
+        raise ReplayError(str(error)) from None
     if not isinstance(data, dict) or "case" not in data:
         raise ReplayError(f"{path}: not a replay file (expected an object with 'case'); "
                           "a bare case file also works with `ascendc-conformance expect`")
-    return data
+    problem = schemas.problem(data, "replay-v1")
+    if problem is not None:
+        raise ReplayError(f"{path}: {problem}")
+    try:
+        Case.from_json(data["case"])
+        verdict = data.get("verdict") or {}
+        outcome = Outcome.parse(verdict["outcome"]) if "outcome" in verdict else None
+    except CaseError as error:
+        raise ReplayError(f"{path}: {error}") from None
+    except ValueError as error:
+        raise ReplayError(f"{path}: 'verdict.outcome': {error}") from None
+    return Replay(case=data["case"], test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"))

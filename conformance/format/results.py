@@ -27,6 +27,9 @@ One JSON object per line, discriminated by "record":
   before causes were recorded have no "causes": their one cause is derived from those fields).
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
 
+`read` checks every line as it reads it (format.bounded: strict JSON of at most MAX_RECORD_BYTES) against
+schema/results-v1.schema.json: the types of every field above, a known profile, verdict and skip reason.
+
 Outcomes are those of ascendc_conformance.judge.verdict (pass, fail, missed-reject, false-reject, error, timeout, crashed,
 not-supported, waived, disputed) plus "skipped" for tests that did not run (e.g. a legal boundary no path can
 reach under the product's capacities: skipped_reason says "unreachable: ...").
@@ -41,11 +44,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
+from ascendc_conformance.format import bounded, schemas
+from ascendc_conformance.format.bounded import SHOWN_CHARS, InputError, clip, shown
+from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.words import Word
 
 RESULTS_FILE = "results.jsonl"
+RECORD_KINDS = ("run", "test", "end")
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+"""The longest line read: a record takes a few KiB (a target's text is cut to TARGET_TEXT_CHARS); the cap
+only stops a file that is no results file."""
 
 
 class ResultsError(ConformanceError):
@@ -231,38 +241,36 @@ class TestRecord:
 
     @classmethod
     def from_json(cls, record: Mapping, where: str = "", **extra: Any) -> "TestRecord":
-        """A record read back, checked and frozen (`extra`: the fields a subclass adds); ResultsError names
-        `where` and the problem."""
-        test_id = record.get("test_id")
-        if not isinstance(test_id, str) or not test_id:
-            raise ResultsError(f"{where}: a test record without a test_id")
-        verdict = record.get("verdict")
-        if not isinstance(verdict, str) or not verdict:
-            raise ResultsError(f"{where}: test record {test_id} has no verdict")
+        """A test record as `read` yields it (its fields' types checked against results-v1), frozen (`extra`:
+        the fields a subclass adds); ResultsError naming `where` and the field for a verdict or skip reason the
+        suite does not know."""
         try:
-            counts = {str(k): int(v) for k, v in (record.get("counts") or {}).items()}
-            tags = {str(k): int(v) for k, v in (record.get("tags") or {}).items()}
-            disputed = {str(point): {str(name): int(n) for name, n in (seen or {}).items()}
-                        for point, seen in (record.get("disputed") or {}).items()}
-            examples = {str(point): {str(name): dict(params) for name, params in (seen or {}).items()}
-                        for point, seen in (record.get("dispute_examples") or {}).items()}
-            duration = float(record.get("duration_s") or 0.0)
-            other_rule = int(record.get("other_rule") or 0)
-        except (AttributeError, TypeError, ValueError) as error:
-            raise ResultsError(f"{where}: test record {test_id} has a malformed count ({error})") from None
+            verdict = Outcome.parse(record["verdict"])
+        except ValueError as error:
+            raise ResultsError(f"{where}: test record: 'verdict': {error}") from None
         try:
-            verdict = Outcome.parse(verdict)
-            skip = SkipReason(record["skip"]) if record.get("skip") else None
             kind = TestKind.parse(record.get("kind"), "test kind")
         except ValueError as error:
-            raise ResultsError(f"{where}: test record {test_id}: {error}") from None
-        cases = record.get("cases")
+            raise ResultsError(f"{where}: test record: 'kind': {error}") from None
+        try:
+            skip = SkipReason(record["skip"]) if record.get("skip") else None
+        except ValueError:
+            raise ResultsError(f"{where}: test record: 'skip': unknown skip reason "
+                               f"{clip(repr(record['skip']), SHOWN_CHARS)}; expected one of "
+                               f"{', '.join(reason.value for reason in SkipReason)}") from None
+        counts = {k: int(v) for k, v in (record.get("counts") or {}).items()}
+        disputed = {point: {name: int(n) for name, n in seen.items()}
+                    for point, seen in (record.get("disputed") or {}).items()}
         text = {name: record.get(name) for name in cls.SUBJECT + ("replay", "replay_command", "skipped_reason")}
-        return cls(test_id=test_id, kind=kind, verdict=verdict, skip=skip, **text,
-                   counts=freeze(counts), cases=int(cases) if isinstance(cases, (int, float)) else sum(counts.values()),
-                   tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
-                   diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
-                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None, other_rule=other_rule,
+        return cls(test_id=record["test_id"], kind=kind, verdict=verdict, skip=skip,
+                   **text, counts=freeze(counts),
+                   cases=int(record["cases"]) if record.get("cases") is not None else sum(counts.values()),
+                   tags=freeze({k: int(v) for k, v in (record.get("tags") or {}).items()}),
+                   disputed=freeze(disputed), dispute_examples=freeze(record.get("dispute_examples") or {}),
+                   message=record.get("message") or "", diff=freeze(record.get("diff")) if record.get("diff") else None,
+                   duration_s=float(record.get("duration_s") or 0.0),
+                   waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
+                   other_rule=int(record.get("other_rule") or 0),
                    case=freeze(record.get("case")) if record.get("case") else None,
                    causes=freeze(list(record.get("causes") or ())), **extra)
 
@@ -280,18 +288,36 @@ def append(report_dir: Path, record: dict[str, Any]) -> None:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def read(path: Path) -> Iterator[dict[str, Any]]:
-    """Records of a results file; a truncated last line (a killed run) is skipped, other bad lines are errors."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+def read(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) of each record of a results file, each checked by `check`. A bad line is a
+    ResultsError naming `file:line` and the field — except a last line without a line break after it, which a
+    run killed while writing it left unfinished: that one is skipped."""
+    lines = path.read_bytes().split(b"\n")
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
+            record = bounded.loads(line, where, max_bytes=MAX_RECORD_BYTES)
+        except InputError as error:
             if number == len(lines):
                 return
-            raise ResultsError(f"{path}:{number}: not a JSON record ({error.msg})") from None
-        if not isinstance(record, dict) or "record" not in record:
-            raise ResultsError(f"{path}:{number}: expected an object with a 'record' key")
-        yield record
+            raise ResultsError(str(error)) from None
+        yield number, check(record, where)
+
+
+def check(record: Any, where: str) -> dict[str, Any]:
+    """`record` if it is a record of results.jsonl: an object with a 'record' kind whose run, test and end
+    records follow schema/results-v1.schema.json (a run record's profile one of PROFILES; a record of another
+    kind, from a later suite, is left to its reader); ResultsError naming `where` and the field otherwise."""
+    if not isinstance(record, dict) or not isinstance(record.get("record"), str):
+        raise ResultsError(f"{where}: expected an object with a 'record' key (run, test or end), got {shown(record)}")
+    kind = record["record"]
+    if kind in RECORD_KINDS:
+        problem = schemas.problem(record, "results-v1", kind)
+        if problem is not None:
+            raise ResultsError(f"{where}: {kind} record: {problem}")
+    if kind == "run" and record.get("profile") is not None and record["profile"] not in PROFILES:
+        raise ResultsError(f"{where}: run record: 'profile': unknown profile "
+                           f"{clip(repr(record['profile']), SHOWN_CHARS)}; expected one of {', '.join(PROFILES)}")
+    return record

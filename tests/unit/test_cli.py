@@ -209,12 +209,12 @@ def test_spec_check_override_ok(capsys: pytest.CaptureFixture, tmp_path: Path) -
 def test_spec_check_broken_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     broken = tmp_path / "datacopy.yaml"
     text = (SPEC_DIR / "datacopy.yaml").read_text(encoding="utf-8")
-    broken.write_text(text.replace("field: srcGap, min: 0, max: 65535", "field: srcGap, min: 70000, max: 65535", 1),
+    broken.write_text(text.replace("field: srcGap, min: 0, max: 65535", "field: srcGap, min: 7000, max: 6535", 1),
                       encoding="utf-8")
-    line = next(n for n, l in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "min: 70000" in l)
+    line = next(n for n, l in enumerate(broken.read_text(encoding="utf-8").splitlines(), 1) if "min: 7000" in l)
     code, out, err = run(capsys, "spec", "check", str(broken))
     assert code == 1
-    assert f"datacopy.yaml:{line} at 'rules." in out and "min 70000 > max 65535" in out
+    assert f"datacopy.yaml:{line} at 'rules." in out and "min 7000 > max 6535" in out
     assert "1 issue" in out and "Traceback" not in out + err
 
 
@@ -234,6 +234,16 @@ def test_spec_check_sees_in_place_edits(capsys: pytest.CaptureFixture, tmp_path:
 def test_spec_check_missing_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     code, out, err = run(capsys, "spec", "check", str(tmp_path / "nope.yaml"))
     assert code == 2 and "nope.yaml" in err and "Traceback" not in err
+
+
+def test_spec_check_refuses_two_files_of_one_name(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Each FILE replaces the packaged file of its name: of two, one would be dropped without a word."""
+    for directory in ("a", "b"):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "common.yaml").write_text((SPEC_DIR / "common.yaml").read_text(encoding="utf-8"),
+                                                          encoding="utf-8")
+    code, _, err = run(capsys, "spec", "check", str(tmp_path / "a" / "common.yaml"), str(tmp_path / "b" / "common.yaml"))
+    assert code == 2 and "two FILES of one name" in err and "Traceback" not in err
 
 
 # --- expect ----------------------------------------------------------------------------------------

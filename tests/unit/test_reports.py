@@ -489,6 +489,71 @@ def test_errors_name_the_problem(tmp_path: Path) -> None:
         load_results(tmp_path)
 
 
+def _edited_line(directory: Path, number: int, edit) -> Path:
+    """The results file of `directory` with its line `number` replaced by edit(line)."""
+    path = directory / "results.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[number - 1] = edit(lines[number - 1])
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _record_with(**fields):
+    return lambda line: json.dumps({**json.loads(line), **fields})
+
+
+@pytest.mark.parametrize("number, edit, words", [
+    (3, lambda line: line.replace('"cases": 4', '"cases": NaN'), "NaN is not JSON"),
+    (3, lambda line: line.replace('"cases": 4', '"cases": 1e400'), "the number 1e400 is out of range"),
+    (3, _record_with(api=["DataCopy"]), "test record: 'api': expected string or null, got list ['DataCopy']"),
+    (3, _record_with(tags={"hit:x": "many"}), "test record: 'tags.hit:x': expected integer, got str 'many'"),
+    (3, _record_with(case={"product": "p", "params": []}), "test record: 'case'"),
+    (3, _record_with(verdict="great"), "test record: 'verdict': unknown verdict 'great'"),
+    (3, _record_with(skip="lazy"), "test record: 'skip': unknown skip reason 'lazy'"),
+    (1, _record_with(products="atlas-a2"), "run record: 'products': expected array, got str 'atlas-a2'"),
+    (1, _record_with(profile="turbo"), "run record: 'profile': unknown profile 'turbo'; expected one of quick, ci, full"),
+    (1, _record_with(workers=0), "run record: 'workers': 0 is less than the minimum of 1"),
+    (3, lambda line: "[" * 100 + "]" * 100, "JSON nested deeper than 64 levels"),
+    (3, lambda line: "5", "expected an object with a 'record' key (run, test or end), got int 5"),
+    (3, lambda line: line[:40], "not JSON"),
+])
+def test_a_bad_record_is_one_line_naming_file_line_and_field(tmp_path: Path, number, edit, words) -> None:
+    """Not a traceback, not a false statement (products as a string), and not dropped: a bad line in the middle
+    stops the report, naming it."""
+    path = _edited_line(write_results(tmp_path / "r"), number, edit)
+    with pytest.raises(ReportError) as raised:
+        load_results(path.parent)
+    message = str(raised.value)
+    assert message.startswith(f"{path}:{number}: ") and words in message and "\n" not in message, message
+
+
+def test_a_line_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = write_results(tmp_path / "r") / "results.jsonl"
+    path.write_bytes(path.read_bytes().replace(b'"message": "memory differs', b'"message": "m\xe9moire differs', 1))
+    with pytest.raises(ReportError, match=f"^{path}:3: not UTF-8 text"):
+        load_results(path.parent)
+
+
+def test_only_an_unfinished_last_line_is_skipped(tmp_path: Path) -> None:
+    """A killed run leaves its last line without a line break: skipped. A finished bad last line is an error."""
+    path = write_results(tmp_path / "r", end=False) / "results.jsonl"
+    path.write_text(path.read_text(encoding="utf-8") + '{"record": "test", "test_id": "half\n', encoding="utf-8")
+    with pytest.raises(ReportError, match=f"^{path}:{len(standard_tests()) + 2}: not JSON"):
+        load_results(path.parent)
+
+
+def test_report_of_an_empty_dir_or_into_an_unwritable_one_is_one_line(tmp_path: Path, capsys) -> None:
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "no results.jsonl in this directory; `report DIR` reads" in err and "run --report DIR" in err, err
+    directory = write_results(tmp_path / "r")
+    for args in (["--out", "/proc/nope"], ["--format", "html", "--out", "/proc/nope/report.html"]):
+        assert main(["report", str(directory), *args]) == 2
+        err = capsys.readouterr().err
+        assert err == "ascendc-conformance: error: /proc/nope: cannot write a report into this directory " \
+                      "(No such file or directory)\n", err
+
+
 def shard_tests(index: int) -> list[dict]:
     tests = standard_tests()
     return [t for i, t in enumerate(tests) if i % 2 == index - 1]

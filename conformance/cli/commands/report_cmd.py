@@ -31,8 +31,10 @@ def register(subparsers: Any) -> None:
         epilog="Without --format every format is written into the directory (the source's own, or --out DIR);\n"
                "with --format one file is written to --out PATH (a file, '-' for stdout, or a directory) or\n"
                "into the source's directory. Merging several sources requires --out.\n"
-               "Exit codes: 0 reports written / comparison printed; 2 unreadable results or shards of\n"
-               "different runs.")
+               "Each line of results.jsonl is checked (strict JSON, the types of its fields); a bad line is\n"
+               "named as file:line and field, only an unfinished last line of a killed run is skipped.\n"
+               "Exit codes: 0 reports written / comparison printed; 2 unreadable or malformed results,\n"
+               "shards of different runs, or an output that cannot be written.")
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help="report directory or results.jsonl; several = shards")
     parser.add_argument("--format", choices=FORMAT_CHOICES, help="write only this format")
     parser.add_argument("--out", metavar="PATH", help="output directory (all formats) or file (--format; '-' = stdout)")

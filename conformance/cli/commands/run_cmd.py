@@ -13,6 +13,8 @@ import pytest
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
@@ -95,15 +97,19 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     saved = replay.load(Path(args.file))
-    label = (saved.get("verdict") or {}).get("reading")
-    reading = load_spec().reading([label] if label else [])   # judged under the reading of the saved run
-    expected, others = reference.expect_readings(saved["case"], reading)
+    try:   # judged under the reading of the saved run
+        reading = load_spec().reading([saved.reading] if saved.reading else [])
+    except ReadingError as error:
+        raise replay.ReplayError(f"{args.file}: 'verdict.reading': {error}") from None
+    expected, others = reference.expect_readings(saved.case, reading)
+    if expected["status"] == ResultStatus.ERROR:   # a case the suite's own checks refuse (unknown product, missing param, ...)
+        raise replay.ReplayError(f"{args.file}: {expected.get('message')}; the saved case cannot be judged")
     with open_target(args.target, timeout=args.timeout) as target:
-        verdict = judge(saved["case"], expected, target.execute(saved["case"]), target.hello, reading=reading,
+        verdict = judge(saved.case, expected, target.execute(saved.case), target.hello, reading=reading,
                         others=others)
-    print(f"case: {format_params(case_summary(saved['case']))}")
+    print(f"case: {format_params(case_summary(saved.case))}")
     print(verdict.describe())
-    if saved.get("verdict"):
-        print(f"(saved verdict: {saved['verdict'].get('outcome')})")
+    if saved.outcome is not None:
+        print(f"(saved verdict: {saved.outcome})")
     print(json.dumps({"outcome": verdict.outcome}))
     return 1 if verdict.is_failure else 0

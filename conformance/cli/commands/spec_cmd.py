@@ -86,8 +86,10 @@ def register(subparsers: Any) -> None:
     check = add_verb_parser(
         verbs, "check", help="validate spec files",
         description="Validate spec files against the schema and cross-check them (products, dtypes,\n"
-                    "rule ids, disputed points, ...). Without FILES the packaged spec is checked; given\n"
-                    "FILES replace the packaged files of the same name, other FILES are added.\n"
+                    "rule ids, disputed points, range bounds against the fields' C types, product aliases,\n"
+                    "...). Without FILES the packaged spec is checked; given FILES replace the packaged\n"
+                    "files of the same name, other FILES are added. A file that is not UTF-8, holds control\n"
+                    "characters, or whose YAML aliases expand beyond 100000 nodes is refused.\n"
                     "Exit 0 if the spec is valid; otherwise every issue is printed, one per line as\n"
                     "`file:line at 'key': message`, and the exit code is 1.",
         examples=["ascendc-conformance spec check",
@@ -328,9 +330,14 @@ def cmd_disputes(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
 
     if args.files:
+        seen: dict[str, str] = {}
         for name in args.files:
             if not Path(name).is_file():
                 raise ConformanceError(f"{name}: no such spec file")
+            other = seen.setdefault(Path(name).name, name)
+            if other != name:
+                raise ConformanceError(f"{other} and {name}: two FILES of one name (a FILE replaces the packaged "
+                                       "file of its name); give one of them")
         files = files_with_overrides(args.files)
     else:
         files = default_files()

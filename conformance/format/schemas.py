@@ -1,0 +1,65 @@
+"""Checking what the suite reads against its packaged JSON schemas, each problem one line naming the field.
+
+The schemas of conformance/format/schema/ (case, result, replay file, results.jsonl records) and the spec's
+say what each field accepts; `problem` returns the first way an instance breaks one, as a sentence a user can
+act on: the field's dotted path, what it accepts and what it holds (cut to a few dozen characters).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+
+from ascendc_conformance.format.bounded import SHOWN_CHARS, clip, shown
+from ascendc_conformance.format.case import schema
+
+MESSAGE_CHARS = 200   # how much of a schema library's own message is kept
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str, definition: str | None) -> jsonschema.Draft202012Validator:
+    document = schema(name)
+    if definition is not None:
+        document = {"$ref": f"#/$defs/{definition}", "$defs": document["$defs"]}
+    return jsonschema.Draft202012Validator(document)
+
+
+def problem(instance: Any, name: str, definition: str | None = None) -> str | None:
+    """The first way `instance` breaks the packaged schema `name` (or its `$defs` entry `definition`), as
+    `'dotted.path': what is accepted, got what` (no path for the whole instance); None if it follows it."""
+    error = next(iter(sorted(_validator(name, definition).iter_errors(instance),
+                             key=lambda e: list(map(str, e.absolute_path)))), None)
+    if error is None:
+        return None
+    error = unwrap(error)
+    path = ".".join(map(str, error.absolute_path))
+    return f"'{path}': {describe(error)}" if path else describe(error)
+
+
+def describe(error: jsonschema.ValidationError) -> str:
+    """A jsonschema error as a sentence that says what was expected."""
+    validator = error.validator
+    if validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
+        return f"unknown key(s) {', '.join(repr(k) for k in extra)}{hint}"
+    if validator == "required":
+        return f"{error.message}; add it"
+    if validator == "type":
+        expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"expected {' or '.join(expected)}, got {shown(error.instance)}"
+    if validator in ("enum", "const"):
+        expected = error.validator_value if validator == "enum" else [error.validator_value]
+        return f"{clip(repr(error.instance), SHOWN_CHARS)} is not one of: {', '.join(map(str, expected))}"
+    return clip(error.message, MESSAGE_CHARS)
+
+
+def unwrap(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """For oneOf/anyOf failures the most specific sub-error."""
+    if error.context:
+        best = jsonschema.exceptions.best_match(error.context)
+        if best is not None and (list(best.absolute_path) != list(error.absolute_path) or best.validator != "type"):
+            return best
+    return error
