@@ -30,7 +30,7 @@ class Breach:
     @property
     def disputed(self) -> str | None:
         """The disputed or vendor-only rule the breach's outcome hinges on, if any."""
-        return self.disputed_by or (self.rule.id if self.rule.status is not Status.DOCUMENTED else None)
+        return self.disputed_by or (self.rule.id if not self.rule.status.firm else None)
 
 
 def static_breaches(call: Call, relations: Mapping[str, Relation]) -> list[Breach]:

@@ -51,6 +51,9 @@ REASON_KILLED = "not run: the run ended before its tests"
 REASON_NOT_DRAWN = "not drawn in this profile"
 REASON_INSEPARABLE = "inseparable from "   # + the rule ids the spec names
 REASON_NEEDS_EXTENSION = "not sent: the cases need a case-format extension the target does not announce"
+REASON_TYPE_ENFORCED = "type-enforced: its faults' values lie outside the field's C type, which the typed target cannot be given"
+REASON_NOT_DECLARED = "not sent: a harness rule the target does not declare that it checks (limits.checks_regions)"
+REASON_DECLARED_LIMIT = "not sent: beyond a limit the target declares (its limit test checks the rejection)"
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
            REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
 
@@ -370,6 +373,10 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_UNREACHABLE
     if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):
         return REASON_NEEDS_EXTENSION
+    for reason, words in ((SkipReason.TYPE_ENFORCED, REASON_TYPE_ENFORCED), (SkipReason.NOT_DECLARED, REASON_NOT_DECLARED),
+                          (SkipReason.DECLARED_LIMIT, REASON_DECLARED_LIMIT)):
+        if any(t.skip is reason for t in tests):
+            return words
     if (results.killed or incomplete) and not tests:
         return REASON_KILLED
     return REASON_NOT_DRAWN
@@ -408,6 +415,7 @@ def _disputes(spec, results: RunResults) -> list[DisputeRow]:
 # --- certification statement -------------------------------------------------------------------------
 
 CONFORMS = "conforms"
+CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
 EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
                     "xdist worker that crashed",
                  2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
@@ -427,7 +435,7 @@ class Certification:
     products: tuple[str, ...]        # selected products with at least one legal test that ran
     apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
     unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes (all their tests skipped)
-    outcome: str                     # CONFORMS, DOES_NOT_CONFORM or INCOMPLETE
+    outcome: str                     # CONFORMS, CONFORMS_WITHIN, DOES_NOT_CONFORM or INCOMPLETE
     is_certification: bool
     summary: str                     # one sentence on the outcome
     scope: str                       # "This is a certification run ..." / "This is not a certification run ..."
@@ -435,6 +443,10 @@ class Certification:
     failing_tests: int = 0
     tests: int = 0
     cases: int = 0
+    declared_limits: tuple[Mapping, ...] = ()   # the target's declared deviations from the spec, with their rules
+    typed: bool = False                         # the target declares itself typed (limits.typed)
+    checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
+    type_enforced: int = 0                      # fault tests not sent to it as typed
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -448,6 +460,11 @@ class Certification:
                 f"Products covered: {', '.join(self.products) or 'none'}",
                 f"APIs covered: {', '.join(self.apis) or 'none'}",
                 *((f"Not supported by the target: {', '.join(self.unsupported)}",) if self.unsupported else ()),
+                *(f"Declared limit: {limit['text']}" for limit in self.declared_limits),
+                *((f"Typed: the target holds each field in its C type; the {self.type_enforced} fault tests of values "
+                   "outside it were not sent",) if self.typed else ()),
+                *(() if self.checks_regions else ("The target does not declare that it checks accesses against the "
+                                                  "case's regions: the harness rule Memory-bounds was not tested",)),
                 f"Outcome: {self.outcome}. {self.summary}",
                 self.scope,
                 *self.remarks)
@@ -464,7 +481,9 @@ class Certification:
                 "unsupported": list(self.unsupported), "outcome": self.outcome,
                 "is_certification": self.is_certification, "summary": self.summary, "scope": self.scope,
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
-                "cases": self.cases, "text": self.text}
+                "cases": self.cases, "declared_limits": [thaw(limit) for limit in self.declared_limits],
+                "typed": self.typed, "checks_regions": self.checks_regions, "type_enforced": self.type_enforced,
+                "text": self.text}
 
 
 def certify(results: RunResults, coverage: Coverage) -> Certification:
@@ -505,8 +524,12 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         summary = (f"No failure verdict in {tests} tests, but the run ended with pytest exit status {exit_status}"
                    f" ({EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
     else:
-        outcome = CONFORMS
+        outcome = CONFORMS_WITHIN if results.declared_limits else CONFORMS
         summary = f"No failure verdict in {tests} tests ({cases} cases)."
+        if results.declared_limits:
+            summary += (f" Within the {len(results.declared_limits)} limit(s) the target declares, stricter than the "
+                        "spec (each listed with the rule it deviates from): its legal cases were drawn within them, "
+                        "and it rejected the cases past them.")
     if extras:
         summary += " Also: " + "; ".join(extras) + "."
     profile = results.profile
@@ -549,7 +572,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          reading=results.reading, products=products, apis=apis,
                          unsupported=tuple(unsupported), outcome=outcome, is_certification=is_certification,
                          summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
-                         cases=cases)
+                         cases=cases, declared_limits=results.declared_limits, typed=results.limits.typed,
+                         checks_regions=results.limits.checks_regions,
+                         type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests))
 
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping
 from ascendc_conformance.format import results as results_file
 from ascendc_conformance.format.results import TestRecord, freeze, thaw
 from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import FAILURES, Outcome
 
 # Verdicts of a test, worst first; a merge keeps the earlier of two verdicts of one test id.
@@ -184,6 +185,19 @@ class RunResults:
     @property
     def hello(self) -> Mapping:
         return self._get("hello") or MappingProxyType({})
+
+    @property
+    def limits(self) -> Limits:
+        """The limits the target's hello declares (none for a hello that declares none or cannot be read)."""
+        try:
+            return Limits.from_json(thaw(self.hello).get("limits"))
+        except ValueError:
+            return Limits()
+
+    @property
+    def declared_limits(self) -> tuple[Mapping, ...]:
+        """The target's declared limits stricter than the spec, with the rules they deviate from (run record)."""
+        return tuple(self._get("declared_limits") or ())
 
     @property
     def started(self) -> str | None:

@@ -17,6 +17,7 @@ import jsonschema
 
 from ascendc_conformance.format import bounded_yaml, schemas
 from ascendc_conformance.format.bounded import InputError
+from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec import model
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
@@ -303,7 +304,8 @@ class _Builder:
                 bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
                 routes=tuple(tuple(route) for route in r.get("routes", ())),
                 inseparable=tuple(model.Inseparable(e["variant"], tuple(e["from"]), e["reason"])
-                                  for e in r.get("inseparable", ())))
+                                  for e in r.get("inseparable", ())),
+                type_limit=tuple(BoundSide(side) for side in r.get("type_limit", ())))
             rules[rule.id] = rule
             self.rule_places[rule.id] = (f, i)
             built.append(rule)
@@ -479,10 +481,15 @@ class _Builder:
         ranges = [rule for rule in rules.values() if rule.kind == "range" and rule.field and rule.api]
         for rule in ranges:
             f, index = self.rule_places[rule.id]
+            before = len(self.issues)
             for bound in ("min", "max"):
                 value = getattr(rule, bound)
                 if value is not None:
                     self._within_ctype(f, ("rules", index, bound), bound, value, rule, ctypes)
+            consistent = len(self.issues) == before and (rule.min is None or rule.max is None or rule.min <= rule.max)
+            for bound in ("min", "max"):   # once the bounds themselves are right (one problem at a time)
+                if consistent and getattr(rule, bound) is not None:
+                    self._type_limit_marked(f, ("rules", index), bound, getattr(rule, bound), rule, ctypes)
             if rule.max is not None:
                 for product in rule.products:
                     best = lowest_max.get((rule.api, rule.field, product))
@@ -512,6 +519,19 @@ class _Builder:
             if low is not None and high is not None and low > high:
                 self.issues.append(f.issue(path, f"under this alternative {rule_id} would range from {low} to {high}; "
                                                  "expected min <= max"))
+
+    def _type_limit_marked(self, f: _File, path: tuple, bound: str, value: int, rule: model.Rule,
+                           ctypes: Mapping[tuple[str, str], set[str]]) -> None:
+        """A bound is marked `type_limit` exactly when it is the C type's own limit (the value a typed target
+        cannot be given one past)."""
+        limits = [self.ctypes[ctype][bound == "max"] for ctype in sorted(ctypes.get((rule.api, rule.field), ()))]
+        own, marked = bool(limits) and all(limit == value for limit in limits), bound in rule.type_limit
+        if own and not marked:
+            self.issues.append(f.issue(path, f"{bound} {value} is the C type's own limit of {rule.field}: add "
+                                             f"{bound} to type_limit"))
+        elif marked and not own:
+            self.issues.append(f.issue(path + ("type_limit",), f"{bound} {value} is not the C type's own limit of "
+                                                               f"{rule.field}; remove {bound} from type_limit"))
 
     def _within_ctype(self, f: _File, path: tuple, bound: str, value: int, rule: model.Rule,
                       ctypes: Mapping[tuple[str, str], set[str]]) -> None:

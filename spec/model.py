@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ascendc_conformance.format.errors import ReadingError, did_you_mean
-from ascendc_conformance.format.words import Word
+from ascendc_conformance.format.words import BoundSide, Word
 from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 SEED = "seed"   # the name of every point's default alternative, and of the reading that takes them all
@@ -51,6 +51,13 @@ class Status(Word):
     DISPUTED = "disputed"         # the sources disagree: a disputed point decides (spec/disputes.yaml)
     VENDOR_ONLY = "vendor-only"   # only the vendor's newer documents or code state it
     UNSPECIFIED = "unspecified"   # the documents leave the outcome open: never generated
+    HARNESS = "harness"           # a rule of the test harness (the case's memory regions), not of the API: tested
+    #                               only on a target whose hello declares that it checks it
+
+    @property
+    def firm(self) -> bool:
+        """Breaking a rule of this status makes a call illegal whatever the reading (no dispute decides)."""
+        return self in (Status.DOCUMENTED, Status.HARNESS)
 
 
 class DefaultOutcome(Word):
@@ -239,6 +246,7 @@ class Rule:
     args: Mapping = dc_field(default_factory=frozen_map)
     routes: tuple[tuple[str, str], ...] = ()
     inseparable: tuple[Inseparable, ...] = ()
+    type_limit: tuple[BoundSide, ...] = ()   # bounds that are the field's C type's own (see spec.schema.json)
 
     def alignment(self, dtype: Dtype) -> int:
         """The start alignment in bytes this alignment rule asks of an operand of `dtype`."""
@@ -254,6 +262,11 @@ class Rule:
     def illegal_by_default(self) -> bool:
         """Breaking the rule makes the call illegal under the suite's default reading."""
         return self.default_outcome is DefaultOutcome.ILLEGAL and self.status is not Status.UNSPECIFIED
+
+    @property
+    def owed(self) -> bool:
+        """Every implementation owes this rule's check: documented, or a harness rule (when it declares it)."""
+        return self.status.firm and self.illegal_by_default
 
     def to_json(self) -> dict:
         data = {
@@ -274,6 +287,8 @@ class Rule:
             data["routes"] = [list(route) for route in self.routes]
         if self.inseparable:
             data["inseparable"] = [entry.to_json() for entry in self.inseparable]
+        if self.type_limit:
+            data["type_limit"] = [side.value for side in self.type_limit]
         return data
 
 

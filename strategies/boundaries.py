@@ -12,7 +12,7 @@ from typing import Iterable
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.tags import BoundSide
+from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, RuleKind, ShortRepr, Spec
 from ascendc_conformance.strategies import layout

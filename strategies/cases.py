@@ -12,7 +12,7 @@ from hypothesis import reject
 
 from ascendc_conformance.format import tags
 from ascendc_conformance.format.case import DETACHED_TENSOR
-from ascendc_conformance.format.tags import BoundSide
+from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for

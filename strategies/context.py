@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
+from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, RuleKind, ShortRepr, Spec
 
 
@@ -37,6 +38,7 @@ class PathContext(ShortRepr):
     relaxed: frozenset[str] = frozenset()   # fields whose range rules and C type a single-fault draft ignores
     unbounded: bool = False                 # memories without limit: companions of an inseparable fault
     detached: bool = False                  # GM regions may leave out the tensor start (case extension)
+    limits: Limits = Limits()               # what the target declares: legal draws stay within it
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -57,6 +59,17 @@ class PathContext(ShortRepr):
         """The same path with `field` free of its range: a draft pinning a faulty value there sizes every
         other parameter, address and region for the faulty call (single faults stay single)."""
         return dataclasses.replace(self, relaxed=self.relaxed | {field})
+
+    def within(self, limits: Limits) -> "PathContext":
+        """The same path drawn within a target's declared limits (stricter alignments, lower maxima); the same
+        object every time (a test asks for it on every case, and a context keeps what it works out)."""
+        if limits == self.limits:
+            return self
+        return self._within.setdefault(limits, dataclasses.replace(self, limits=limits))
+
+    @cached_property
+    def _within(self) -> dict[Limits, "PathContext"]:
+        return {}
 
     def detaching(self) -> "PathContext":
         """The same path whose GM regions cover only the bytes the call touches: the tensor start may lie
@@ -115,10 +128,15 @@ class PathContext(ShortRepr):
         return {}   # filled by field_range: a draw asks for the same ranges hundreds of times
 
     def field_range(self, field: str) -> tuple[int, int]:
-        """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal."""
+        """The legal range of a parameter: its C type narrowed by every range rule that makes it illegal, and
+        by the maximum the target declares."""
         known = self._field_ranges.get(field)
         if known is None:
-            known = self._field_ranges[field] = UNBOUNDED if field in self.relaxed else self._shared_range(field)
+            known = UNBOUNDED if field in self.relaxed else self._shared_range(field)
+            declared = None if field in self.relaxed else self.limits.maximum(self.api.name, self.product.id, field)
+            if declared is not None:
+                known = (known[0], min(known[1], declared))
+            self._field_ranges[field] = known
         return known
 
     def _shared_range(self, field: str) -> tuple[int, int]:
@@ -156,14 +174,16 @@ class PathContext(ShortRepr):
         return {operand: self._strictest_alignment(operand) for operand in ("src", "dst")}
 
     def alignment(self, operand: str) -> int:
-        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) asks for."""
+        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) or the
+        target's declared limits ask for."""
         return self._alignments[operand]
 
     def _strictest_alignment(self, operand: str) -> int:
         position, dtype = self.position(operand), self.dtype(operand)
         aligns = [rule.alignment(dtype) for rule in self.rules()
                   if rule.kind is RuleKind.ALIGNMENT and operand in rule.operands and rule.where.covers(position)]
-        return math.lcm(1, *aligns)
+        declared = self.limits.alignment(self.api.name, operand, position, self.product.memory_of(position))
+        return math.lcm(declared, *aligns)
 
     def relation_args(self, check: str) -> dict:
         """The args of the API's relation rule with this check name (e.g. transpose routes and dtypes)."""

@@ -18,7 +18,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.words import Word
+from ascendc_conformance.format.words import BoundSide, Word
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, RuleKind, ShortRepr, Spec, Status
 from ascendc_conformance.strategies import layout
@@ -31,9 +31,10 @@ from ascendc_conformance.strategies.legal import contexts, select_paths
 class Expectation(Word):
     """What the reference must answer for a generated case (checked by the runner before the target is asked)."""
 
-    LEGAL = "legal"         # ok
-    REJECT = "reject"       # rejected, naming exactly the fault's rule
-    DISPUTED = "disputed"   # the outcome depends on the fault's (disputed or vendor-only) rule
+    LEGAL = "legal"             # ok
+    REJECT = "reject"           # rejected, naming exactly the fault's rule
+    DISPUTED = "disputed"       # the outcome depends on the fault's (disputed or vendor-only) rule
+    PAST_LIMIT = "past-limit"   # ok by the spec, but past a limit the target declares: it must reject it
 
 
 @dataclass(frozen=True, repr=False)
@@ -67,10 +68,19 @@ class Fault(ShortRepr):
         return dict(self.pinned).get(self.rule.field) if self.rule.kind is RuleKind.RANGE else None
 
     @property
+    def type_enforced(self) -> bool:
+        """The fault gives a field a value outside its C type (the spec's `type_limit` bounds): a typed target
+        cannot be given it, as a C caller cannot write it."""
+        rule, value = self.rule, self.value
+        if rule.kind is RuleKind.RANGE and value is not None:
+            return ((BoundSide.MIN in rule.type_limit and value < rule.min)
+                    or (BoundSide.MAX in rule.type_limit and value > rule.max))
+        return rule.kind is RuleKind.RELATION and bool(rule.type_limit)
+
+    @property
     def expectation(self) -> Expectation:
         """REJECT: rejected naming exactly this rule; DISPUTED: the outcome depends on this rule."""
-        documented = self.rule.status is Status.DOCUMENTED and self.rule.illegal_by_default
-        return Expectation.REJECT if documented else Expectation.DISPUTED
+        return Expectation.REJECT if self.rule.owed else Expectation.DISPUTED
 
     def strategy(self) -> st.SearchStrategy[dict]:
         return st.sampled_from(self.contexts).flatmap(self._case)

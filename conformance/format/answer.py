@@ -12,6 +12,7 @@ from typing import Any
 
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
+from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import Outcome
 
 HELLO_CHARS = 64 * 1024
@@ -75,7 +76,8 @@ class Hello:
     ``products``/``apis`` are None when the target did not restrict itself, meaning it claims to support every
     product/API. ``implements`` (None: everything) and ``excludes`` narrow that down to routes, dtypes and
     forms; a test outside them is `not-supported`. ``extensions``: the case-format extensions it handles
-    (format.case.EXTENSIONS); cases that need another are never sent to it.
+    (format.case.EXTENSIONS); cases that need another are never sent to it. ``limits``: where it declares
+    that it stays inside the spec (format.limits).
     """
 
     name: str
@@ -86,6 +88,7 @@ class Hello:
     implements: tuple[Capability, ...] | None = None
     excludes: tuple[Capability, ...] = ()
     extensions: tuple[str, ...] = ()
+    limits: Limits = Limits()
 
     def supports(self, product: str, api: str, **route: str | None) -> bool:
         """Whether the target claims this product and API and, given `route` (src, dst, dtype, dst_dtype,
@@ -128,6 +131,7 @@ class Hello:
             implements=None if implements is None else _capabilities(raw, "implements"),
             excludes=_capabilities(raw, "excludes"),
             extensions=_optional_names(raw, "extensions") or (),
+            limits=Limits.from_json(raw.get("limits")),
         )
 
 

@@ -25,5 +25,6 @@ TARGET_TEXT_CHARS = 1000
 """How much of any text a target sends (a rejection's message, a rule name, an error, its stderr tail) the
 suite stores in results.jsonl and the reports and prints; the rest is cut, saying how much (bounded.clip)."""
 
-REPLAY_TEXT_CHARS = 64 * 1024
-"""How much of a target's text a replay file keeps: the full message once, up to this cap."""
+REPLAY_TEXT_CHARS = 16 * 1024
+"""How much of a target's text a replay file keeps: its message once (one replay file per cause of a test), up to
+this cap."""

@@ -71,6 +71,9 @@ class SkipReason(Word):
     NOT_VALIDATING = "not-validating"   # an illegal case for a target that does not validate
     UNREACHABLE = "unreachable"         # a legal bound no path can reach under the product's capacities
     NEEDS_EXTENSION = "needs-extension"  # the cases need a case-format extension the target's hello lacks
+    TYPE_ENFORCED = "type-enforced"      # the fault's value lies outside the field's C type, and the target is typed
+    NOT_DECLARED = "not-declared"        # a harness rule's check the target's hello does not declare
+    DECLARED_LIMIT = "declared-limit"    # a bound beyond a maximum the target declares (its own test checks that)
 
     @property
     def verdict(self) -> Outcome:

@@ -118,6 +118,7 @@ def params_size(params: Any) -> int:
 
 
 NO_RULE = "no rule"   # what a false rejection that named no rule is grouped under
+NAMED_RULES, NAMED_RULE_CHARS = 4, 80   # how much of the rules a false rejection named its cause keeps
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,10 @@ class Cause:
         runs = diff.get("runs") or ()
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
         named = ""
-        if verdict is Outcome.FALSE_REJECT:
-            named = "+".join(sorted((actual or {}).get("rules") or ())) or NO_RULE
+        if verdict is Outcome.FALSE_REJECT:   # the target's own words: a few rule ids, each cut short
+            rules = sorted(str(rule) for rule in (actual or {}).get("rules") or ())
+            named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
+                             + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
         return cls(api=case.get("api") or "", route="" if fault_rule else case.get("route") or "", verdict=verdict,
                    diff_class=primary, named=named, rule=fault_rule or "")
 
@@ -183,6 +186,7 @@ class TestKind(Word):
     LEGAL = "legal"         # legal cases of one documented path x dtype
     ILLEGAL = "illegal"     # single-fault cases of one rule (and the cases a disputed point decides)
     BOUNDARY = "boundary"   # legal cases on the just-legal value of one range bound
+    LIMIT = "limit"         # cases just past a limit the target declares (legal by the spec): it must reject them
 
 
 @dataclass(frozen=True)

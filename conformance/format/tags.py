@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ascendc_conformance.format.words import Word
+from ascendc_conformance.format.words import BoundSide, Word
 
 
 class TagKind(Word):
@@ -23,13 +23,6 @@ class TagKind(Word):
     def is_event(self) -> bool:
         """Shown as a Hypothesis event (`hit` tags are too many to be useful there)."""
         return self is not TagKind.HIT
-
-
-class BoundSide(Word):
-    """Which bound of a range rule: its minimum or its maximum."""
-
-    MIN = "min"
-    MAX = "max"
 
 
 @dataclass(frozen=True)

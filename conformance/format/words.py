@@ -22,3 +22,10 @@ class Word(str, Enum):
         except ValueError:
             known = ", ".join(member.value for member in cls)
             raise ValueError(f"unknown {what or cls.__name__} {text!r}; expected one of {known}") from None
+
+
+class BoundSide(Word):
+    """Which bound of a range rule: its minimum or its maximum."""
+
+    MIN = "min"
+    MAX = "max"

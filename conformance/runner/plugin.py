@@ -161,7 +161,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if session is None:
         return
     for fixture, items in (("ascendc_smoke", session.smoke), ("ascendc_path", session.paths),
-                           ("ascendc_fault", session.faults), ("ascendc_boundary", session.boundaries)):
+                           ("ascendc_fault", session.faults), ("ascendc_boundary", session.boundaries),
+                           ("ascendc_limit", session.limit_probes)):
         if fixture in metafunc.fixturenames:
             metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
 

@@ -67,7 +67,8 @@ class RunRecorder:
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
-            "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed)})
+            "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed),
+            "declared_limits": [deviation.to_json() for deviation in self.run.deviations]})
 
     def _warnings(self) -> list[str]:
         """What in the run's set-up does not do what its author may think."""

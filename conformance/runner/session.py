@@ -25,6 +25,7 @@ from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECON
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.options import OptionError, RunOption
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
+from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.case import ResultStatus
 from ascendc_conformance.format.results import Cause, TestKind, TestRecord, case_summary, freeze, params_size
@@ -36,6 +37,7 @@ from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
+from ascendc_conformance.strategies.limits import Deviation, LimitProbe, deviations, probes
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
 
@@ -240,6 +242,12 @@ def _size(case: dict) -> tuple[int, int]:
     return params_size(case.get("params")), len(json.dumps(case.get("params"), sort_keys=True))
 
 
+def _past_limit(deviation: Deviation) -> dict:
+    """What a case past a declared limit must get: a rejection (for whatever rule the target names)."""
+    return {"status": ResultStatus.REJECTED.value, "rules": list(deviation.rules),
+            "message": f"past the limit the target declares: {deviation.text}"}
+
+
 _FAILURE_CLASSES: dict[Cause, type] = {}
 
 
@@ -257,7 +265,7 @@ def _subject(context: PathContext) -> dict[str, str]:
             "dtype": context.src_dtype.name, "dst_dtype": context.dst_dtype.name, "form": context.form}
 
 
-def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
+def param_id(item: SpecPath | Fault | Boundary | Smoke | LimitProbe) -> str:
     """The pytest parameter id of the test that checks `item` (test_legal[<id>], test_illegal[<id>], ...)."""
     return item.label if isinstance(item, SpecPath) else item.id
 
@@ -383,12 +391,27 @@ class RunSession:
     def boundaries(self) -> list[Boundary]:
         return boundaries(self.spec, self.products, self.apis)
 
+    @property
+    def limits(self) -> Limits:
+        """The limits the target declares in its hello (format.limits)."""
+        return self.target.hello.limits
+
+    @cached_property
+    def deviations(self) -> list[Deviation]:
+        """The target's declared limits stricter than the spec on the selection, with the rules they deviate from."""
+        return deviations(self.spec, self.limits, self.paths)
+
+    @cached_property
+    def limit_probes(self) -> list[LimitProbe]:
+        """A test of each deviation: cases just past it, which the target must reject."""
+        return probes(self.spec, self.limits, self.paths)
+
     @cached_property
     def smoke(self) -> list[Smoke]:
         return smoke_tests(self.spec, self.paths, self.faults, self.boundaries)
 
     @classmethod
-    def subject(cls, item: SpecPath | Fault | Boundary | Smoke) -> dict[str, str | None]:
+    def subject(cls, item: SpecPath | Fault | Boundary | Smoke | LimitProbe) -> dict[str, str | None]:
         """The TestRecord subject fields of the test that checks `item`: a documented path, a fault, a bound,
         or one smoke case of a route and form (or of a fault or bound)."""
         if isinstance(item, Smoke):
@@ -401,6 +424,9 @@ class RunSession:
             return {"rule": item.rule.id, "variant": item.variant, "api": item.contexts[0].api.name}
         if isinstance(item, Boundary):
             return {"rule": item.rule.id, "variant": f"{item.side}={item.legal_value}", "api": item.rule.api}
+        if isinstance(item, LimitProbe):
+            return {"rule": next(iter(item.deviation.rules), None), "variant": item.limit.label,
+                    "api": item.contexts[0].api.name}
         return {"product": item.product, "api": item.api, "route": f"{item.src}->{item.dst}",
                 "src_dtype": item.src_dtype, "dst_dtype": item.dst_dtype}
 
@@ -409,12 +435,14 @@ class RunSession:
         """Test id -> (kind, subject) of every conformance test the selection makes (before sharding)."""
         tests: dict[str, tuple[TestKind, dict[str, str | None]]] = {}
         for kind, items in ((TestKind.SMOKE, self.smoke), (TestKind.LEGAL, self.paths),
-                            (TestKind.ILLEGAL, self.faults), (TestKind.BOUNDARY, self.boundaries)):
+                            (TestKind.ILLEGAL, self.faults), (TestKind.BOUNDARY, self.boundaries),
+                            (TestKind.LIMIT, self.limit_probes)):
             for item in items:
                 tests[f"test_{kind}[{param_id(item)}]"] = (kind, self.subject(item))
         return tests
 
-    def check(self, record: CheckRecord, case: dict, expectation: Expectation = Expectation.LEGAL) -> None:
+    def check(self, record: CheckRecord, case: dict, expectation: Expectation = Expectation.LEGAL,
+              deviation: Deviation | None = None) -> None:
         """Run one case on the target, judge it, record it; raise the failure of its cause if the target failed
         and that cause is to be shrunk.
 
@@ -444,7 +472,7 @@ class RunSession:
         if not generating and (not any(state.shrinking for state in record.causes.values())
                                or self._shrink_budget_spent(record)):
             return
-        state = self._run(record, case, expectation, digest, counted=generating)
+        state = self._run(record, case, expectation, digest, counted=generating, deviation=deviation)
         if state is not None and state.shrinking:
             del case   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
             _raise_cause(state)
@@ -466,12 +494,15 @@ class RunSession:
             self.shrink_spent += time.monotonic() - record.shrink_started
 
     def _run(self, record: CheckRecord, case: dict, expectation: Expectation, digest: str,
-             counted: bool) -> CauseRecord | None:
+             counted: bool, deviation: Deviation | None) -> CauseRecord | None:
         """Ask the reference and the target, judge and record; the failing cause's record if the target failed."""
         expected, others = reference.expect_readings(case, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         self._check_expectation(record, case, expected if not self.reading.choices else reference.expect(case),
                                 expectation)
+        naming = self.settings.rule_naming
+        if expectation is Expectation.PAST_LIMIT:   # legal by the spec; the target said it would reject it
+            expected, others, naming = _past_limit(deviation), (), RuleNaming.LENIENT
         if expected["status"] == ResultStatus.REJECTED and not self.target.hello.validates:
             # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
             record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) and "
@@ -479,7 +510,7 @@ class RunSession:
             return None
         answer = self.target.execute(case)
         verdict = judge(case, expected, answer, self.target.hello, reading=self.reading, others=others,
-                        rule_naming=self.settings.rule_naming, spec=self.spec)
+                        rule_naming=naming, spec=self.spec)
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
         if counted:
@@ -521,7 +552,7 @@ class RunSession:
         """Guard against suite bugs: a legal case must be ok, a single fault rejected with exactly its rule
         (`expected`: the result under the seed reading, which generation follows)."""
         status = expected["status"]
-        if expectation is Expectation.LEGAL:   # a case of a path or a bound
+        if expectation in (Expectation.LEGAL, Expectation.PAST_LIMIT):   # a case of a path, a bound, a limit
             if status != ResultStatus.OK:
                 raise SuiteError(f"suite bug: a generated legal case is {status} by the reference: {expected.get('message')}")
         elif expectation is Expectation.REJECT:

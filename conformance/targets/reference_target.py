@@ -10,7 +10,9 @@ from ascendc_conformance.format.case import EXTENSIONS
 from ascendc_conformance.targets.python_target import PythonTarget
 from ascendc_conformance.reference import expect
 
-REFERENCE_HELLO = {"name": "reference", "validates": True, "extensions": list(EXTENSIONS)}
+# the reference checks every access against the case's regions (the harness rule Memory-bounds)
+REFERENCE_HELLO = {"name": "reference", "validates": True, "extensions": list(EXTENSIONS),
+                   "limits": {"checks_regions": True}}
 
 
 class ReferenceImpl:

@@ -66,6 +66,7 @@ def test_hello_declares_exactly_the_32_byte_routes(cpp_target: Path) -> None:
     assert hello["products"] == [PRODUCT] and hello["apis"] == [API]
     declared = {(e["product"], e["api"], e["src"], e["dst"], e["form"]) for e in hello["implements"]}
     assert declared == documented_32_byte_routes() and len(declared) == len(hello["implements"]) == 26
+    assert hello["limits"] == {"checks_regions": True}   # it checks the case's regions, and says so
 
 
 def test_it_conforms_on_what_it_implements(cpp_target: Path, tmp_path: Path) -> None:

@@ -426,10 +426,11 @@ def test_thirty_thousand_rules_are_checked_and_the_broken_last_one_is_found(tmp_
     """The lookups stay linear (a rule's place, the known names): a 30,000-rule file checks in seconds, where
     it took 100 s when every rule was looked up by scanning every rule; the issue names the one broken rule."""
     rules = "".join(f'  - {{id: DataCopy-generated-{i}, kind: range, field: srcGap, min: 0, max: {i % 65536}, '
-                    f'status: documented, products: all, citation: {{source: "semantics.md", section: "1"}}, '
-                    f'description: "generated rule {i}."}}\n' for i in range(30_000))
-    broken = ('  - {id: DataCopy-generated-last, kind: range, field: srcGap, min: 0, max: 5, status: disputed, '
-              'dispute: D999, products: all, citation: {source: "semantics.md", section: "1"}, description: "x."}\n')
+                    f'type_limit: [min], status: documented, products: all, citation: {{source: "semantics.md", '
+                    f'section: "1"}}, description: "generated rule {i}."}}\n' for i in range(30_000))
+    broken = ('  - {id: DataCopy-generated-last, kind: range, field: srcGap, min: 0, max: 5, type_limit: [min], '
+              'status: disputed, dispute: D999, products: all, citation: {source: "semantics.md", section: "1"}, '
+              'description: "x."}\n')
     path = tmp_path / "datacopy.yaml"
     path.write_text((SPEC_DIR / "datacopy.yaml").read_text(encoding="utf-8") + rules + broken, encoding="utf-8")
     index = rule_index("datacopy.yaml", "DataCopy-half-float-unit-D13") + 30_001
@@ -484,3 +485,17 @@ def test_reading_words_resolve_and_unknown_ones_are_refused() -> None:
         with pytest.raises(ReadingError, match=re.escape(phrase)) as caught:
             spec.reading(words)
         assert isinstance(caught.value, ConformanceError)
+
+
+def test_a_bound_that_is_the_c_types_own_limit_is_marked_and_only_such_a_bound(tmp_path: Path) -> None:
+    """type_limit marks exactly the bounds equal to the field's C type's (what a typed target cannot be given
+    one past): an unmarked one and a wrongly marked one are refused, each naming the fix."""
+    unmarked = edited(tmp_path, "datacopy.yaml", ("products: all, type_limit: [min, max], citation: {source: "
+                                                  "\"000_53d37fbf51f3620c.txt\", section: \"Table 3 srcGap\"}",
+                                                  "products: all, type_limit: [min], citation: {source: "
+                                                  "\"000_53d37fbf51f3620c.txt\", section: \"Table 3 srcGap\"}"))
+    assert "max 65535 is the C type's own limit of srcGap: add max to type_limit" in only_issue(unmarked).message
+    marked = edited(tmp_path, "datacopy.yaml", ("field: blockCount, max: 4095, status",
+                                                "field: blockCount, max: 4095, type_limit: [max], status"))
+    assert ("max 4095 is not the C type's own limit of blockCount; remove max from type_limit"
+            in only_issue(marked).message)

@@ -17,10 +17,11 @@ from ascendc_conformance.format.defaults import SMOKE_CASES
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.tags import Tag
 from ascendc_conformance.runner.session import CheckRecord, RunSession
-from ascendc_conformance.spec.model import Path, ShortRepr
+from ascendc_conformance.spec.model import Path, ShortRepr, Status
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
+from ascendc_conformance.strategies.limits import LimitProbe
 from ascendc_conformance.strategies.legal import case_for, contexts
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
@@ -46,8 +47,9 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
 
 
 def _supported(run: RunSession, record: CheckRecord, contexts: tuple[PathContext, ...]) -> tuple[PathContext, ...]:
-    """The contexts the target's hello says it implements; the test is skipped as not-supported if none."""
-    supported = tuple(c for c in contexts if run.target.supports(
+    """The contexts the target's hello says it implements, drawn within the limits it declares; the test is
+    skipped as not-supported if none."""
+    supported = tuple(c.within(run.limits) for c in contexts if run.target.supports(
         c.product.id, c.api.name, src=c.src, dst=c.dst, dtype=c.src_dtype.name, dst_dtype=c.dst_dtype.name, form=c.form))
     if not supported:
         first = contexts[0]
@@ -65,6 +67,12 @@ def _check_legal(run: RunSession, record: CheckRecord, contexts: tuple[PathConte
 def _check_fault(run: RunSession, record: CheckRecord, fault: Fault, data: st.DataObject) -> None:
     if not run.target.hello.validates and fault.expectation is Expectation.REJECT:
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
+    if fault.rule.status is Status.HARNESS and not run.limits.checks_regions:
+        pytest.skip(record.skipped(SkipReason.NOT_DECLARED, f"{fault.rule.id} is a rule of the test harness, and the "
+                                   "target's hello does not declare that it checks it (limits.checks_regions)"))
+    if fault.type_enforced and run.limits.typed:
+        pytest.skip(record.skipped(SkipReason.TYPE_ENFORCED, f"the fault puts {fault.rule.field or 'a field'} outside "
+                                   "its C type, which the target, typed (hello limits.typed), cannot be given"))
     supported = _supported(run, record, fault.contexts)
     _extended(run, record, fault.extensions)
     run.check(record, _draw(data, replace(fault, contexts=supported).strategy()), fault.expectation)
@@ -75,9 +83,27 @@ def _check_boundary(run: RunSession, record: CheckRecord, boundary: Boundary, da
         pytest.skip(record.skipped(SkipReason.UNREACHABLE,
                                    f"{boundary.rule.field} = {boundary.legal_value} fits no path: "
                                    + "; ".join(boundary.unreachable)))
-    supported = _supported(run, record, boundary.contexts)
+    within = tuple(c for c in boundary.contexts
+                   if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.field) or boundary.legal_value)
+                   >= boundary.legal_value)
+    if not within:
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{boundary.rule.field} = {boundary.legal_value} is "
+                                   "beyond the maximum the target declares (its test_limit checks that it rejects it)"))
+    supported = _supported(run, record, within)
     _extended(run, record, boundary.extensions)
     run.check(record, _draw(data, replace(boundary, contexts=supported).strategy()))
+
+
+def _check_limit(run: RunSession, record: CheckRecord, probe: LimitProbe, data: st.DataObject) -> None:
+    if not run.target.hello.validates:
+        pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false): "
+                                   "it cannot reject the cases past its declared limits"))
+    supported = tuple(c for c in probe.contexts if run.target.supports(
+        c.product.id, c.api.name, src=c.src, dst=c.dst, dtype=c.src_dtype.name, dst_dtype=c.dst_dtype.name, form=c.form))
+    if not supported:
+        pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"no path the target implements reaches {probe.limit.label}"))
+    run.check(record, _draw(data, replace(probe, contexts=supported).strategy()), Expectation.PAST_LIMIT,
+              probe.deviation)
 
 
 # Two cases, never shrunk: Hypothesis's first example is the simplest one (every choice at its minimum), which
@@ -129,3 +155,12 @@ def test_boundary(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_
     value is test_illegal[<rule>:below|above])."""
     ascendc_record.describe(**ascendc_run.subject(ascendc_boundary))
     _check_boundary(ascendc_run, ascendc_record, ascendc_boundary, data)
+
+
+@given(data=st.data())
+def test_limit(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_limit: LimitProbe,
+               data: st.DataObject) -> None:
+    """A case just past a limit the target declares (legal by the spec: a field one above its declared maximum,
+    an operand aligned as the spec asks but not as the target demands) is rejected, as it declared."""
+    ascendc_record.describe(**ascendc_run.subject(ascendc_limit))
+    _check_limit(ascendc_run, ascendc_record, ascendc_limit, data)

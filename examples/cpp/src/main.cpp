@@ -26,7 +26,9 @@ json error(const std::string& message) {
 
 // The hello answer: what this target is, and exactly what it implements (one `implements` entry per
 // product, API, route and form; a test outside them is reported not-supported, never sent). It checks every
-// rule of what it implements, so `validates` is true.
+// rule of what it implements, so `validates` is true; it refuses accesses outside the case's memory regions,
+// so it declares `limits.checks_regions` (the suite then sends it the faults of the harness rule
+// Memory-bounds). It holds parameters in 64-bit integers, not in their C types: it does not declare `typed`.
 json hello(Bug bug) {
     json implements = json::array();
     for (const example::Route& route : example::implemented_routes()) {
@@ -42,7 +44,8 @@ json hello(Bug bug) {
             {"validates", true},
             {"products", json::array({example::kProduct})},
             {"apis", json::array({example::kApi})},
-            {"implements", implements}};
+            {"implements", implements},
+            {"limits", {{"checks_regions", true}}}};
 }
 
 // The answer to one request object (without its id).

@@ -1,0 +1,135 @@
+"""A target's declared limits against the spec: which rule each deviates from, and cases just past each.
+
+A target may declare stricter alignments or lower maxima than the spec (format.limits). Legal cases are then
+drawn within them (PathContext.within), so that the deviation does not hide the target's other bugs; this
+module says which spec rule each declared limit deviates from (`deviations`, named in the certification) and
+draws, for each, cases that are legal by the spec but just past the declared limit (`LimitProbe`): a target
+must reject them, or its declaration is not what it does.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from hypothesis import reject
+from hypothesis import strategies as st
+
+from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
+from ascendc_conformance.spec.model import Path, RuleKind, ShortRepr, Spec
+from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.api_contract import module_for
+from ascendc_conformance.strategies.cases import draft, finish
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.legal import contexts
+
+Limit = DeclaredAlignment | DeclaredMaximum
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One declared limit that narrows what the spec allows, with the spec rules it deviates from (none: the
+    spec asks nothing there, e.g. an alignment of a memory no alignment rule covers) and what they allow."""
+
+    limit: Limit
+    rules: tuple[str, ...]
+    spec_allows: str
+
+    @property
+    def text(self) -> str:
+        rules = ", ".join(self.rules) if self.rules else "no rule of the spec"
+        return f"{self.limit.label} (the spec, {rules}: {self.spec_allows})"
+
+    def to_json(self) -> dict:
+        return {"limit": self.limit.to_json(), "label": self.limit.label, "rules": list(self.rules),
+                "spec_allows": self.spec_allows, "text": self.text}
+
+
+def deviations(spec: Spec, limits: Limits, paths: Sequence[Path]) -> list[Deviation]:
+    """The declared limits stricter than the spec somewhere on `paths` (a limit that is not is no deviation)."""
+    ctxs = contexts(spec, paths)
+    found = []
+    for limit in limits.deviations:
+        if isinstance(limit, DeclaredMaximum):
+            rules = [rule for ctx in ctxs if limit.covers(ctx.api.name, ctx.product.id, limit.field)
+                     for rule in ctx.rules() if rule.kind is RuleKind.RANGE and rule.field == limit.field
+                     and rule.max is not None and rule.illegal_by_default and rule.max > limit.max]
+            if rules:
+                found.append(Deviation(limit, tuple(dict.fromkeys(rule.id for rule in rules)),
+                                       f"{limit.field} <= {max(rule.max for rule in rules)}"))
+            continue
+        stricter = [(ctx, op) for ctx in ctxs for op in ("src", "dst") if _misalignable(ctx, op, limit)]
+        if stricter:
+            rules = [rule.id for ctx, op in stricter for rule in ctx.rules() if rule.kind is RuleKind.ALIGNMENT
+                     and op in rule.operands and rule.where.covers(ctx.position(op))]
+            spec_bytes = sorted({ctx.alignment(op) for ctx, op in stricter})
+            found.append(Deviation(limit, tuple(dict.fromkeys(rules)),
+                                   f"{'/'.join(map(str, spec_bytes))}-B aligned" if spec_bytes != [1] else "any address"))
+    return found
+
+
+def _misalignable(ctx: PathContext, operand: str, limit: DeclaredAlignment) -> bool:
+    """The limit covers the operand and demands more than the spec (and the target's other limits) there."""
+    position = ctx.position(operand)
+    if not limit.covers(ctx.api.name, operand, position, ctx.product.memory_of(position)):
+        return False
+    return limit.bytes % ctx.alignment(operand) == 0 and limit.bytes > ctx.alignment(operand)
+
+
+@dataclass(frozen=True, repr=False)
+class LimitProbe(ShortRepr):
+    """Cases legal by the spec but just past one declared limit (a maximum + 1, or an operand aligned as the
+    spec asks but not as the target demands), drawn within the target's other limits: it must reject them."""
+
+    deviation: Deviation
+    contexts: tuple[PathContext, ...]
+
+    @property
+    def limit(self) -> Limit:
+        return self.deviation.limit
+
+    @property
+    def id(self) -> str:
+        rule = self.deviation.rules[0] if self.deviation.rules else "undocumented"
+        return f"{rule}:" + re.sub(r"[^A-Za-z0-9_.=<>-]+", "-", self.limit.label)
+
+    def __repr__(self) -> str:
+        return f"LimitProbe({self.id}, {len(self.contexts)} contexts)"
+
+    def strategy(self) -> st.SearchStrategy[dict]:
+        return st.sampled_from(self.contexts).flatmap(self._case)
+
+    @st.composite
+    def _case(draw, self, ctx: PathContext) -> dict:
+        if isinstance(self.limit, DeclaredMaximum):
+            return finish(draw, draft(draw, ctx, {self.limit.field: self.limit.max + 1}))
+        d = draft(draw, ctx)
+        operand = draw(st.sampled_from([op for op in ("src", "dst") if _misalignable(ctx, op, self.limit)]),
+                       label="operand past the declared alignment")
+        address = d.addresses[operand] // self.limit.bytes * self.limit.bytes + ctx.alignment(operand)
+        d.addresses[operand] = address
+        if not layout.holds(ctx, d.addresses, d.extents):
+            reject()
+        d.spans = layout.regions(ctx, d.addresses, d.extents)
+        return finish(draw, d)
+
+
+def probes(spec: Spec, limits: Limits, paths: Iterable[Path]) -> list[LimitProbe]:
+    """A probe per deviation of the declared limits on `paths`, drawn where the case fits (none for a limit no
+    such case can reach)."""
+    paths = list(paths)
+    built = []
+    for deviation in deviations(spec, limits, paths):
+        others = limits.without(deviation.limit)
+        ctxs = [ctx.within(others) for ctx in contexts(spec, paths)]
+        limit = deviation.limit
+        if isinstance(limit, DeclaredMaximum):
+            pins = {limit.field: limit.max + 1}
+            ctxs = [ctx for ctx in ctxs if limit.covers(ctx.api.name, ctx.product.id, limit.field)
+                    and limit.field in ctx.api.forms[ctx.form].fields
+                    and ctx.field_range(limit.field)[1] > limit.max and module_for(ctx.api).reachable(ctx, pins)]
+        else:
+            ctxs = [ctx for ctx in ctxs if any(_misalignable(ctx, op, limit) for op in ("src", "dst"))]
+        if ctxs:
+            built.append(LimitProbe(deviation, tuple(ctxs)))
+    return built
