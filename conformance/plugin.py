@@ -20,7 +20,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(options.TARGET.plugin_dest):
         return
     # Imported here, not at the top: only a conformance run pays for numpy, Hypothesis, the spec and reports.
-    from ascendc_conformance.reports import write_all
+    from ascendc_conformance import reports
     from ascendc_conformance.runner import plugin as runner
 
-    runner.activate(config, write_reports=write_all)
+    runner.activate(config, reporter=reports)

@@ -20,11 +20,12 @@ from ascendc_conformance.reports.render_json import build_report, render_json
 from ascendc_conformance.reports.render_junit import render_junit
 from ascendc_conformance.reports.render_md import render_md
 from ascendc_conformance.reports.render_html import render_html
+from ascendc_conformance.reports.verdict import verdict_lines
 
 FORMATS: dict[str, str] = {"json": "report.json", "junit": "junit.xml", "md": "report.md", "html": "report.html"}
 
 __all__ = ["FORMATS", "ReportError", "RunResults", "TestResult", "build_document", "load_results", "merge",
-           "render", "render_document", "write_all", "write_text"]
+           "render", "render_document", "verdict_lines", "write_all", "write_text"]
 
 
 def _renderer(fmt: str) -> Callable[[dict], str]:

@@ -434,7 +434,7 @@ class Certification:
     reading: str                     # the reading of the disputed points the run judged under
     products: tuple[str, ...]        # selected products with at least one legal test that ran
     apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
-    unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes (all their tests skipped)
+    unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes wholly (no path covered)
     outcome: str                     # CONFORMS, CONFORMS_WITHIN, DOES_NOT_CONFORM or INCOMPLETE
     is_certification: bool
     summary: str                     # one sentence on the outcome
@@ -443,6 +443,7 @@ class Certification:
     failing_tests: int = 0
     tests: int = 0
     cases: int = 0
+    pairs: tuple[Mapping, ...] = ()  # per selected product/API: paths x dtypes documented, covered, excluded
     declared_limits: tuple[Mapping, ...] = ()   # the target's declared deviations from the spec, with their rules
     typed: bool = False                         # the target declares itself typed (limits.typed)
     checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
@@ -457,9 +458,12 @@ class Certification:
                 f"Suite: ascendc-conformance {self.suite_version}; spec digest {self.spec_digest}; "
                 f"profile {self.profile}; seed {seed}",
                 f"Reading of the disputed points: {self.reading}",
-                f"Products covered: {', '.join(self.products) or 'none'}",
-                f"APIs covered: {', '.join(self.apis) or 'none'}",
-                *((f"Not supported by the target: {', '.join(self.unsupported)}",) if self.unsupported else ()),
+                "Covered (paths x dtypes whose legal tests ran, of those documented): "
+                + (", ".join(f"{p['product']}/{p['api']} {p['covered']} of {p['documented']}" for p in self.pairs
+                             if p["covered"]) or "none"),
+                *(("Excluded by the target's hello: "
+                   + ", ".join(f"{p['product']}/{p['api']} " + ("all" if not p["covered"] else str(p["excluded"]))
+                               for p in self.pairs if p["excluded"]),) if any(p["excluded"] for p in self.pairs) else ()),
                 *(f"Declared limit: {limit['text']}" for limit in self.declared_limits),
                 *((f"Typed: the target holds each field in its C type; the {self.type_enforced} fault tests of values "
                    "outside it were not sent",) if self.typed else ()),
@@ -477,7 +481,7 @@ class Certification:
         return {"target": self.target, "suite_version": self.suite_version, "spec_digest": self.spec_digest,
                 "profile": self.profile, "seed": self.seed, "hypothesis_versions": list(self.hypothesis_versions),
                 "reading": self.reading, "products": list(self.products),
-                "apis": list(self.apis),
+                "apis": list(self.apis), "pairs": [dict(pair) for pair in self.pairs],
                 "unsupported": list(self.unsupported), "outcome": self.outcome,
                 "is_certification": self.is_certification, "summary": self.summary, "scope": self.scope,
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
@@ -494,7 +498,15 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     ran = [c for c in coverage.cells if c.covered]
     products = tuple(p for p in coverage.selected_products if any(c.product == p for c in ran))
     apis = tuple(a for a in coverage.selected_apis if any(c.api == a for c in ran))
-    unsupported = sorted({f"{c.product}/{c.api}" for c in coverage.cells if c.state == NOT_SUPPORTED})
+    pairs = []
+    for product in coverage.selected_products:
+        for api in coverage.selected_apis:
+            cells = [c for c in coverage.cells if c.product == product and c.api == api]
+            if cells:
+                pairs.append(MappingProxyType({"product": product, "api": api, "documented": len(cells),
+                                               "covered": sum(c.covered for c in cells),
+                                               "excluded": sum(c.state == NOT_SUPPORTED for c in cells)}))
+    unsupported = [f"{p['product']}/{p['api']}" for p in pairs if p["excluded"] and not p["covered"]]
     verdicts = coverage.verdicts
     remarks: list[str] = []
     extras = []
@@ -569,7 +581,7 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         remarks.extend(n for n in coverage.notes if n.startswith("the run used spec"))
     return Certification(target=results.target, suite_version=results.suite_version, spec_digest=results.spec_digest,
                          profile=profile, seed=results.seed, hypothesis_versions=results.hypothesis_versions,
-                         reading=results.reading, products=products, apis=apis,
+                         reading=results.reading, products=products, apis=apis, pairs=tuple(pairs),
                          unsupported=tuple(unsupported), outcome=outcome, is_certification=is_certification,
                          summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
                          cases=cases, declared_limits=results.declared_limits, typed=results.limits.typed,

@@ -333,15 +333,22 @@ def _read_one(source: str | os.PathLike) -> RunResults:
     if end is None:
         notes.append(f"{path} has no end record: the run was killed (or is still running) before it finished; "
                      f"the report covers the {len(tests)} test(s) it recorded")
+    return results_of(run, tests, end, path, notes)
+
+
+def results_of(run: Mapping, tests: Iterable[TestResult], end: Mapping | None, source: Path,
+               notes: Iterable[str] = ()) -> RunResults:
+    """One run's results from its records: the run record, its tests and its end record (None: killed)."""
+    tests = list(tests)
     machine = run.get("machine") or {}
-    shard = Shard(source=path, shard=run.get("shard"), started=run.get("started"),
+    shard = Shard(source=source, shard=run.get("shard"), started=run.get("started"),
                   finished=end.get("finished") if end else None,
                   exit_status=end.get("exit_status") if end else None, machine=freeze(machine),
                   workers=run.get("workers"), command=run.get("command"), tests=len(tests))
     tests, duplicates, dup_notes = _union([tests])
     run_meta = {k: v for k, v in run.items() if k != "record"}
     return RunResults(run=freeze(run_meta), tests=tuple(tests), end=freeze(end) if end else None,
-                      shards=(shard,), notes=tuple(notes + dup_notes), duplicates=tuple(duplicates))
+                      shards=(shard,), notes=tuple(list(notes) + dup_notes), duplicates=tuple(duplicates))
 
 
 def _union(groups: list[list[TestResult]]) -> tuple[list[TestResult], list[str], list[str]]:

@@ -77,6 +77,13 @@ class PathContext(ShortRepr):
         return dataclasses.replace(self, detached=True)
 
     @property
+    def documented(self) -> bool:
+        """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault)."""
+        path = self.spec.find_path(self.api.name, self.product.id, self.src, self.dst, self.src_dtype.name,
+                                   self.dst_dtype.name)
+        return path is not None and self.form in path.forms
+
+    @property
     def touches_gm(self) -> bool:
         return "GM" in (self.memory("src"), self.memory("dst"))
 

@@ -5,6 +5,7 @@ faults of one rule); `draw(strategy, count, seed)` draws them outside any test, 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from hypothesis import HealthCheck, Phase, given, settings
@@ -16,6 +17,9 @@ from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import faults
 from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
+
+
+DRAWS_PER_CASE = 10   # draws allowed per distinct case asked for, before giving up on finding more
 
 
 class SampleError(ConformanceError):
@@ -49,19 +53,31 @@ def selection(spec: Spec, product: str, api: str, route: str | None = None, dtyp
     return st.one_of([f.strategy() for f in generators])
 
 
+class _Enough(Exception):
+    """`count` distinct cases were drawn: stops Hypothesis's generation (no shrink phase runs)."""
+
+
 def draw(strategy: st.SearchStrategy[dict], count: int, seed: int) -> list[dict]:
-    """`count` cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same seed."""
-    drawn: list[dict] = []
+    """`count` distinct cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same
+    seed. Hypothesis may draw a case twice (its first, simplest example again, say): duplicates are skipped."""
+    drawn: dict[str, dict] = {}
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+    @settings(max_examples=DRAWS_PER_CASE * count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def collect(case: dict) -> None:
-        drawn.append(case)
+        if len(drawn) >= count:
+            raise _Enough
+        drawn.setdefault(json.dumps(case, sort_keys=True), case)
+        if len(drawn) >= count:
+            raise _Enough
 
-    collect()
-    return drawn
+    try:
+        collect()
+    except _Enough:
+        pass
+    return list(drawn.values())
 
 
 def _matcher(route: str | None, dtype: str | None):

@@ -41,15 +41,19 @@ memory image, or the rules broken, for any case."""
 
 EPILOG = """\
 examples:
+  ascendc-conformance run --target reference --profile ci --report out/
+  ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --api DataCopy
+  ascendc-conformance replay out/replays/<test>.json --target 'exec:./my_sim --jsonl'
+  ascendc-conformance spec apis
   ascendc-conformance spec paths --product 910B --api DataCopy
-  ascendc-conformance spec rules --status disputed
-  ascendc-conformance spec check
+  ascendc-conformance sample --api DataCopy --product 910B -n 3 > cases.jsonl
   ascendc-conformance expect case.json
-  generate-cases | ascendc-conformance expect -
 
 Run `ascendc-conformance VERB --help` for the options of a verb.
-Exit codes: 0 success; 1 the verb found a problem it reports (e.g. a broken spec);
-2 usage error (unknown product, unreadable file, ...)."""
+Exit codes: 0 success (run: the target conforms); 1 the verb found a problem it reports (run: the
+target does not conform; spec check: a broken spec); 2 usage error (unknown product, unreadable file,
+...); run only: 3 the suite's own internal error, 4 a -k expression pytest cannot parse, 5 no test
+selected."""
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -90,6 +90,10 @@ class Hello:
     extensions: tuple[str, ...] = ()
     limits: Limits = Limits()
 
+    def claims(self, product: str, api: str) -> bool:
+        """Whether the target claims this product and API at all (its `products` and `apis`)."""
+        return (self.products is None or product in self.products) and (self.apis is None or api in self.apis)
+
     def supports(self, product: str, api: str, **route: str | None) -> bool:
         """Whether the target claims this product and API and, given `route` (src, dst, dtype, dst_dtype,
         form), that path: inside `implements` (when given) and outside `excludes`."""

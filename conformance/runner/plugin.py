@@ -29,7 +29,7 @@ from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.options import OptionError
-from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
+from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -89,16 +89,16 @@ def _session(config: pytest.Config) -> RunSession:
     return session
 
 
-def activate(config: pytest.Config, write_reports: ReportWriter) -> None:
+def activate(config: pytest.Config, reporter: Reporter) -> None:
     """Start the run of `--ascendc-target` and register this module's hooks for it.
 
-    `write_reports(directory)` writes the reports from results.jsonl at the end of the run; the reports layer
-    sits above the runner, so the entry point passes it in.
+    `reporter` writes the reports from results.jsonl and the verdict line at the end of the run; the reports
+    layer sits above the runner, so the entry point passes it in.
     """
     session = _session(config)
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
-        config.pluginmanager.register(RunRecorder(config, session, write_reports), "ascendc-recorder")
+        config.pluginmanager.register(RunRecorder(config, session, reporter), "ascendc-recorder")
     _load_run_profile(session)
     # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
     config.addinivalue_line("filterwarnings", "ignore:mypy_extensions.TypedDict is deprecated:DeprecationWarning")
@@ -171,6 +171,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     session = config.stash.get(SESSION_KEY, None)
     if session is None:
         return
+    # a suite test function the selection gives nothing to (test_limit for a target declaring no limits) is
+    # an empty parametrisation, which pytest would show as a skipped test: it is no test of the run
+    empty = [item for item in items if isinstance(item.parent, SuiteModule) and item.name not in session.planned]
+    if empty:
+        items[:] = [item for item in items if item not in empty]
+        config.hook.pytest_deselected(items=empty)
     items[:] = _interleaved(session, items)
     shard = config.getoption("ascendc_shard", None)
     if not shard:

@@ -14,7 +14,7 @@ import json
 import platform
 import shlex
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping, Protocol, Sequence
 
 import hypothesis
 import pytest
@@ -32,15 +32,27 @@ from ascendc_conformance.spec.model import Reading
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
-ReportWriter = Callable[[Path], Mapping[str, Path]]   # report dir -> {format: file written}
+class Reporter(Protocol):
+    """What the run needs of the reports layer, which sits above it (the entry point passes the module in)."""
+
+    def write_all(self, report_dir: Path) -> Mapping[str, Path]:
+        """Write the reports of report_dir/results.jsonl there; {format: file written}."""
+
+    def verdict_lines(self, run: Mapping, tests: Sequence[Mapping], exit_status: int,
+                      report_dir: Path | None) -> list[str]:
+        """The verdict of the run, from its run record and test records."""
+
+
 XDIST_CRASH_PHASE = "???"             # the `when` of the report xdist makes for a test whose worker died
 
 
 class RunRecorder:
-    def __init__(self, config: pytest.Config, run: RunSession, write_reports: ReportWriter):
-        self.config, self.run, self.write_reports = config, run, write_reports
+    def __init__(self, config: pytest.Config, run: RunSession, reporter: Reporter):
+        self.config, self.run, self.reporter = config, run, reporter
         self.matched_waivers: list[dict] = []
-        self.first_replay: str | None = None   # the replay command of the first failing test
+        self.records: list[dict] = []          # every test's record, as results.jsonl has it
+        self.run_record: dict = {}
+        self.verdict: list[str] = []           # printed when pytest is done (after its own summary)
         self.progress: Progress | None = None
 
     # --- start ------------------------------------------------------------------------------------------------
@@ -55,10 +67,8 @@ class RunRecorder:
             self._write(f"{PREFIX} WARNING {message}")
             self.config.issue_config_time_warning(pytest.PytestWarning(message), stacklevel=2)
         settings = self.run.settings
-        if settings.report_dir is None:
-            return
         seed = self.config.getoption("hypothesis_seed", None)
-        results.append(settings.report_dir, {
+        self.run_record = {
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
             "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": settings.profile,
             "seed": seed, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
@@ -68,7 +78,9 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed),
-            "declared_limits": [deviation.to_json() for deviation in self.run.deviations]})
+            "declared_limits": [deviation.to_json() for deviation in self.run.deviations]}
+        if settings.report_dir is not None:
+            results.append(settings.report_dir, self.run_record)
 
     def _warnings(self) -> list[str]:
         """What in the run's set-up does not do what its author may think."""
@@ -174,16 +186,15 @@ class RunRecorder:
         return node_id.rsplit("::", 1)[-1] in self.run.planned
 
     def _recorded(self, record: TestRecord) -> None:
+        self.records.append(record.to_json())
         if self.run.settings.report_dir is not None:
-            results.append(self.run.settings.report_dir, record.to_json())
+            results.append(self.run.settings.report_dir, self.records[-1])
         if record.waiver is not None:
             self.matched_waivers.append(results.thaw(record.waiver))
         if self.progress is not None:
             self.progress.record(record)
         elif record.verdict.is_failure:
             self._write(failure_line(record))
-        if record.replay_command and self.first_replay is None:
-            self.first_replay = record.replay_command
 
     def _write(self, text: str) -> None:
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -195,9 +206,11 @@ class RunRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.progress is not None:
             self.progress.finish()
-        if self.first_replay is not None:
-            self._write(f"{PREFIX} replay the first failure: {self.first_replay}  (one replay file per failing "
-                        f"test in {self.run.settings.report_dir / 'replays'})")
+        try:
+            self.verdict = self.reporter.verdict_lines(self.run_record, self.records, int(exitstatus),
+                                                       self.run.settings.report_dir)
+        except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
+            self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
         for waiver in self.run.waivers:
             if waiver.to_json() not in self.matched_waivers:
                 self.config.issue_config_time_warning(pytest.PytestWarning(
@@ -208,11 +221,17 @@ class RunRecorder:
             return
         results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
         try:
-            written = self.write_reports(report_dir)
+            written = self.reporter.write_all(report_dir)
         except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
             print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report {report_dir}`")
         else:
             print(f"\nreports: {', '.join(str(path) for path in written.values())}")
+
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """The verdict, last: after pytest's own tally, which lumps not-supported tests with skips."""
+        for line in self.verdict:
+            print(line)
 
 
 def _now() -> str:

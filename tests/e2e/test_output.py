@@ -114,6 +114,22 @@ def test_a_target_declares_the_routes_it_implements(tmp_path: Path) -> None:
     assert "not-supported" in {c["state"] for c in mine if c["route"] == "GM->A1"}
 
 
+def test_a_partial_target_still_refuses_what_the_spec_does_not_document(tmp_path: Path) -> None:
+    """A validating target that implements one route is still sent the route, dtype and form faults of the
+    APIs it claims (a documented-elsewhere route must be refused whatever it implements); the statement says
+    what it covered and what it excluded without contradicting itself."""
+    done = _run("run", "--target", "python:tests.fixtures.targets.py_fakes:OnlyGmToVecin", "--product", "910B",
+                "--api", "DataCopy", "--profile", "quick", "--seed", "1", "--report", str(tmp_path))
+    assert done.returncode == 0, done.stdout[-3000:]
+    tests = {t["test_id"]: t for t in _tests(tmp_path)}
+    for rule in ("DataCopy-route:undocumented-route", "DataCopy-dtype:undocumented-dtype", "DataCopy-form:undocumented-form"):
+        assert tests[f"test_illegal[{rule}]"]["verdict"] == "pass" and tests[f"test_illegal[{rule}]"]["cases"] > 0
+    text = json.loads((tmp_path / "report.json").read_text())["certification"]["text"]
+    assert "Covered (paths x dtypes whose legal tests ran, of those documented): atlas-a2/DataCopy 12 of " in text
+    assert "Excluded by the target's hello: atlas-a2/DataCopy " in text and "Products covered" not in text
+    assert "[ascendc] VERDICT: CONFORMS — 0 failing test(s)" in done.stdout and " not supported; " in done.stdout
+
+
 def test_the_run_reaches_every_api_first_in_the_smoke_phase_and_again_in_the_full_tests(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "pytest", "--ascendc-target=reference", "--collect-only", "-q",
                            "-p", "no:cacheprovider"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
@@ -138,3 +154,33 @@ def test_a_misspelt_capability_is_warned_about(tmp_path: Path) -> None:
     assert ("[ascendc] WARNING hello implements[1] {'api': 'DataCopy', 'dst': 'VECN', 'src': 'GM'} matches no "
             "documented path") in done.stdout
     assert "implements[0]" not in done.stdout
+
+
+TWO_CAUSES = "python:tests.fixtures.targets.py_fakes:TwoCauses"
+INT8_GM_TO_VECIN = "test_legal and int8_t and not uint8_t and GM and VECIN and not VECOUT"
+
+
+def test_the_run_ends_with_a_verdict_line_counting_the_distinct_causes(tmp_path: Path) -> None:
+    done = _run("run", "--target", TWO_CAUSES, "--product", "atlas-a2", "--api", "DataCopy", "-k", INT8_GM_TO_VECIN,
+                "--profile", "ci", "--seed", "1", "--report", str(tmp_path))
+    assert done.returncode == 1
+    verdict, first = done.stdout.rstrip().splitlines()[-2:]
+    assert verdict.startswith("[ascendc] VERDICT: DOES NOT CONFORM — 1 failing test(s), 2 distinct cause(s);")
+    assert f"report {tmp_path}" in verdict and "profile ci (not a certification run)" in verdict
+    assert first.startswith("[ascendc] first cause: DataCopy / GM->VECIN / fail / wrong-value — "
+                            "ascendc-conformance replay ")
+    [test] = [t for t in _tests(tmp_path) if t["verdict"] != "skipped"]
+    assert [c["cause"]["verdict"] for c in test["causes"]] == ["fail", "false-reject"]
+    assert all((tmp_path / c["replay"]).is_file() for c in test["causes"])
+
+
+def test_plain_pytest_shows_one_failure_listing_its_causes_and_no_python_noise(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "pytest", f"--ascendc-target={TWO_CAUSES}", "--ascendc-product=atlas-a2",
+                           "--ascendc-api=DataCopy", "-k", INT8_GM_TO_VECIN, "--hypothesis-seed=1",
+                           "--ascendc-progress=off", "-p", "no:cacheprovider"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "2 distinct causes:\n(1) fail: memory differs" in done.stdout and "\n(2) false-reject: " in done.stdout
+    for noise in ("ExceptionGroup", "FlakyFailure", "Traceback", "DeprecationWarning", "Falsifying example"):
+        assert noise not in done.stdout + done.stderr, noise
+    assert done.stdout.count("FAILED ") == 1

@@ -44,7 +44,7 @@ def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
     replays = sorted((tmp_path / "replays").glob("*.json"))
     assert replays
     again = _run("replay", str(replays[0]), "--target", target)
-    assert again.returncode == 1 and '"outcome": "fail"' in again.stdout
+    assert again.returncode == 1 and "verdict: fail — the target still fails this case" in again.stdout
     assert _run("replay", str(replays[0]), "--target", "reference").returncode == 0
 
     report = json.loads((tmp_path / "report.json").read_text())
@@ -157,8 +157,9 @@ def test_progress_is_line_oriented_off_a_terminal(tmp_path):
     """Not on a terminal: no pytest dots for conformance tests, a progress line per tenth of the run."""
     done = _run("run", "--target", "reference", *SELECTION)
     lines = [line for line in done.stdout.splitlines() if line.startswith("[ascendc]")]
-    assert len(lines) >= 5 and lines[-1].startswith("[ascendc] done: 100% ")
-    assert "LoadData2D" in lines[-1] and "0 failing" in lines[-1]
+    assert len(lines) >= 5 and lines[-2].startswith("[ascendc] done: 100% ")
+    assert "LoadData2D" in lines[-2] and "0 failing" in lines[-2]
+    assert lines[-1].startswith("[ascendc] VERDICT: CONFORMS — 0 failing test(s), 0 distinct cause(s); 121 passed;")
     assert not any(set(line) <= set(".s") and line for line in done.stdout.splitlines())
 
 
@@ -170,7 +171,8 @@ def test_plugin_works_from_any_directory(tmp_path):
                            "--ascendc-reading=seed", "-p", "no:cacheprovider"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
-    assert 'target reference (hello: {"extensions": ["detached-tensor"], "name": "reference", "validates": true})' in done.stdout
+    assert ('target reference (hello: {"extensions": ["detached-tensor"], "limits": {"checks_regions": true}, '
+            '"name": "reference", "validates": true})' in done.stdout)
     assert "profile quick (3 cases per test); seed 3" in done.stdout and "spec " in done.stdout
     assert "reading seed: every point takes its default" in done.stdout
     assert "[ascendc] done: 100%" in done.stdout

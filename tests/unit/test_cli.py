@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 import ascendc_conformance
 from ascendc_conformance import reference
 from ascendc_conformance.cli import main as cli
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.spec.loader import SPEC_DIR, load_spec
+from ascendc_conformance.strategies.sample import draw
 from tests.helpers.casebuild import make_case, sentinel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -383,6 +385,16 @@ def test_sample_prints_cases_with_their_expected_result(capsys) -> None:
     assert main(["sample", "--api", "LoadData2D", "--product", "910B", "--route", "GM->A1", "--dtype", "half",
                  "-n", "4", "--seed", "3"]) == 0
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == lines   # same seed, same cases
+
+
+def test_sample_never_prints_a_case_twice(capsys) -> None:
+    """Hypothesis may draw a case twice (`sample -n 12` once printed one twice): only distinct cases are
+    printed, as many as asked when there are that many, fewer when the selection has fewer."""
+    assert main(["sample", "--api", "DataCopy", "--product", "atlas-a2", "-n", "12", "--seed", "0"]) == 0
+    cases = [json.dumps(json.loads(line)["case"], sort_keys=True) for line in capsys.readouterr().out.splitlines()]
+    assert len(cases) == len(set(cases)) == 12
+    two = draw(st.sampled_from([{"a": 1}, {"a": 2}]), 5, seed=1)
+    assert sorted(case["a"] for case in two) == [1, 2]
 
 
 def test_sample_of_an_illegal_rule_gives_rejected_single_faults(capsys) -> None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import random
 from importlib import metadata
 from pathlib import Path
@@ -56,7 +55,8 @@ def register(subparsers: Any) -> None:
         examples=["ascendc-conformance replay out/replays/test_legal_atlas-a2-DataCopy-GM-_VECIN-half.json "
                   "--target 'exec:./my_sim'"])
     replay_parser.add_argument("file", metavar="FILE", help="a replay file")
-    replay_parser.add_argument("--target", required=True, help=options.TARGET.help)
+    replay_parser.add_argument("--target", required=True, help="the target to run the saved case on: reference, "
+                                                               "exec:<command line> or python:<module>:<attr>")
     timeout = options.named("timeout")
     replay_parser.add_argument(timeout.cli_flag, **timeout.argparse_kwargs())
     replay_parser.set_defaults(func=cmd_replay)
@@ -109,7 +109,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                         others=others)
     print(f"case: {format_params(case_summary(saved.case))}")
     print(verdict.describe())
-    if saved.outcome is not None:
-        print(f"(saved verdict: {saved.outcome})")
-    print(json.dumps({"outcome": verdict.outcome}))
+    now = "still fails" if verdict.is_failure else "now passes"
+    saved_words = f" (saved verdict: {saved.outcome})" if saved.outcome is not None else ""
+    print(f"verdict: {verdict.outcome} — the target {now} this case{saved_words}")
     return 1 if verdict.is_failure else 0

@@ -48,9 +48,13 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
 
 def _supported(run: RunSession, record: CheckRecord, contexts: tuple[PathContext, ...]) -> tuple[PathContext, ...]:
     """The contexts the target's hello says it implements, drawn within the limits it declares; the test is
-    skipped as not-supported if none."""
-    supported = tuple(c.within(run.limits) for c in contexts if run.target.supports(
-        c.product.id, c.api.name, src=c.src, dst=c.dst, dtype=c.src_dtype.name, dst_dtype=c.dst_dtype.name, form=c.form))
+    skipped as not-supported if none. A context that is not a documented path and form (a route, dtype or form
+    fault) is sent to every target that claims its product and API, whatever routes it implements: a
+    validating target must refuse a call the spec does not document."""
+    hello = run.target.hello
+    supported = tuple(c.within(run.limits) for c in contexts if hello.claims(c.product.id, c.api.name) and (
+        not c.documented or hello.supports(c.product.id, c.api.name, src=c.src, dst=c.dst, dtype=c.src_dtype.name,
+                                           dst_dtype=c.dst_dtype.name, form=c.form)))
     if not supported:
         first = contexts[0]
         products = ", ".join(sorted({c.product.id for c in contexts}))

@@ -1,0 +1,50 @@
+"""The verdict line at the end of every run: what the certification statement will say, in two lines.
+
+The run's terminal used to end with pytest's own tally ("16 failed, 56 passed, 264 skipped"), which lumps
+not-supported tests with skips and says nothing of conformance. The recorder asks for these lines when the
+run ends (with or without a report directory): the outcome as the certification states it, the failing tests
+and their distinct causes, what passed, was not supported or was skipped, the reading and profile, where the
+report is, and the replay command of the first cause.
+"""
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.results import Cause
+from ascendc_conformance.reports.coverage import build_coverage, certify
+from ascendc_conformance.reports.model import TestResult, results_of
+from ascendc_conformance.runner.progress import PREFIX
+
+
+TALLY = ((Outcome.PASS, "passed"), (Outcome.DISPUTED, "disputed"), (Outcome.WAIVED, "waived"),
+         (Outcome.NOT_SUPPORTED, "not supported"), (Outcome.SKIPPED, "skipped"))
+"""The verdicts of the tests that did not fail, as the line names them: not-supported apart from skipped."""
+
+
+def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, report_dir: Path | None) -> list[str]:
+    """The verdict of a run from its run record and test records (results.jsonl's shapes)."""
+    end = {"record": "end", "exit_status": exit_status,
+           "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
+    results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
+    certification = certify(results, build_coverage(results))
+    failing = [test for test in results.tests if test.is_failure]
+    causes: dict[str, tuple[Cause, str | None]] = {}
+    for test in failing:
+        for entry in test.causes or ({"cause": test.cause.to_json(), "replay_command": test.replay_command},):
+            cause = Cause.from_json(entry["cause"])
+            causes.setdefault(cause.label, (cause, entry.get("replay_command")))
+    tally = {words: sum(test.verdict is outcome for test in results.tests) for outcome, words in TALLY}
+    others = "; ".join(f"{n} {words}" for words, n in tally.items() if n)
+    scope = "a certification run" if certification.is_certification else "not a certification run"
+    where = f"report {report_dir}" if report_dir is not None else "no report (--report DIR keeps one)"
+    lines = [f"{PREFIX} VERDICT: {certification.outcome.upper()} — {len(failing)} failing test(s), "
+             f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
+             f"{results.profile} ({scope}); {where}"]
+    if causes:
+        label, (cause, replay) = next(iter(causes.items()))
+        lines.append(f"{PREFIX} first cause: {label} — "
+                     + (replay or "no replay file (--report DIR saves one per cause)"))
+    return lines
