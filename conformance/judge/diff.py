@@ -33,6 +33,7 @@ SHOW_BYTES = 8      # expected / actual bytes shown per run
 MAX_RUNS = 200      # runs kept (with locations) in a Diff; the counts always cover every run
 RENDER_RUNS = 20    # runs listed by format_diff
 BRIDGE_BYTES = 8    # runs of one class at most this many matching bytes apart are one run
+MISPLACED_BYTES = 8   # the fewest bytes of a run looked up to say where they belong
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Run:
     location: str       # Explanation.locate() of the first byte ("" without an explanation)
     differing: int = -1  # bytes of [start, stop) that differ (fewer than its length when an element
     #                      differs in part or runs were bridged)
+    misplaced: str = ""  # where the run's bytes belong, when they are the call's bytes put in the wrong place
 
     def __post_init__(self) -> None:
         if self.differing < 0:
@@ -60,7 +62,7 @@ class Run:
     def to_json(self) -> dict:
         return {"region": self.region, "start": self.start, "stop": self.stop, "class": self.kind,
                 "differing": self.differing, "expected": self.expected, "actual": self.actual,
-                "location": self.location}
+                "location": self.location, "misplaced": self.misplaced}
 
 
 @dataclass(frozen=True)
@@ -124,8 +126,10 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         run_counts += np.bincount(kinds, minlength=len(CLASSES))
         for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
             location = explanation.locate(address + start, name) if explanation is not None else ""
+            misplaced = (_misplacement(want, got[start:stop], address, start, explanation, name)
+                         if len(runs) < RENDER_RUNS and kind in (OUTSIDE, WRONG) else "")
             runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
-                            _hex(got[start:stop]), location, int(differing[stop] - differing[start])))
+                            _hex(got[start:stop]), location, int(differing[stop] - differing[start]), misplaced))
     return Diff(tuple(runs), total,
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, byte_counts) if n}),
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, run_counts) if n}))
@@ -223,6 +227,21 @@ def _runs(classes: np.ndarray, written: np.ndarray) -> tuple[np.ndarray, np.ndar
     return starts, stops, kinds
 
 
+def _misplacement(want: np.ndarray, got: np.ndarray, address: int, start: int, explanation: Explanation | None,
+                  name: str) -> str:
+    """Where the bytes of a run belong, when they are bytes the call writes elsewhere: "burst 1 (of 2),
+    element 0 written 32 B before where it belongs". Found by looking the run's first bytes (at least
+    MISPLACED_BYTES, random data does not repeat by chance) up in the expected image of the region."""
+    if explanation is None or explanation.dst_memory != name or got.size < MISPLACED_BYTES:
+        return ""
+    found = want.tobytes().find(got[:4 * MISPLACED_BYTES].tobytes())
+    if found < 0 or found == start or not explanation.writes(address + found):
+        return ""
+    distance = found - start
+    side = "before" if distance > 0 else "after"
+    return f"{explanation.locate(address + found, name)} written {abs(distance)} B {side} where it belongs"
+
+
 def _hex(data: np.ndarray) -> str:
     text = data[:SHOW_BYTES].tobytes().hex(" ")
     return text + " …" if data.size > SHOW_BYTES else text
@@ -237,7 +256,7 @@ def format_diff(diff: Diff | dict, limit: int = RENDER_RUNS) -> str:
                         for kind in CLASSES if kind in data["runs_by_class"])
     lines = [f"{_count(data['differing_bytes'], 'differing byte')} in {_count(data['total_runs'], 'run')}: {summary}"]
     for run in data["runs"][:limit]:
-        where = f" at {run['location']}" if run["location"] else ""
+        where = f": {run['misplaced']}" if run.get("misplaced") else f" at {run['location']}" if run["location"] else ""
         length = run["stop"] - run["start"]
         partly = f" ({run['differing']} differ)" if run.get("differing", length) != length else ""
         lines.append(f"  {run['region']} [{run['start']}, {run['stop']}) {length} B{partly} "

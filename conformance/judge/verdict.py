@@ -233,7 +233,7 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading,
                 return Outcome.PASS, "memory matches the reference", None
             diff = diff_results(case, expected, actual, reading=reading)
             first = diff.runs[0]
-            where = f" at {first.location}" if first.location else ""
+            where = f": {first.misplaced}" if first.misplaced else f" at {first.location}" if first.location else ""
             return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
                             f"({', '.join(diff.classes)}); first: {first.region} [{first.start}, {first.stop}) "
                             f"{first.kind}{where}"), diff.to_json()

@@ -300,6 +300,23 @@ def test_wrote_outside_expected_area() -> None:
     assert len(run_.expected.split()) == 1 and run_.expected != run_.actual
 
 
+def test_bytes_put_in_the_wrong_place_say_where_they_belong() -> None:
+    """dstGap ignored: burst 1 lands in the gap, 32 B early. The diff says so in words; a byte that was merely
+    spoilt (no copy of the call's bytes) gets no such words."""
+    case = two_bursts()
+    expected = reference.expect(case)
+    image = region_bytes(expected, "UB")
+    early = image[:512] + image[544:800] + image[768:]   # burst 1 moved to where the gap is (UB 256 + 256)
+    answer = ok_with(case, expected, UB=early)
+    first = diff_of(case, expected, answer).runs[0]
+    assert (first.start, first.kind) == (512, "wrote-outside-expected-area")
+    assert first.misplaced == "burst 1 (of 2), element 0, byte 0 written 32 B before where it belongs"
+    verdict = judge(case, expected, answer, VALIDATING)
+    assert "burst 1 (of 2), element 0, byte 0 written 32 B before where it belongs" in verdict.message
+    _, spoilt = mutated(case, "UB", lambda image: image.__setitem__(slice(512, 530), bytes(range(18))))
+    assert diff_of(case, expected, spoilt).runs[0].misplaced == ""
+
+
 def test_left_expected_bytes_unwritten() -> None:
     case = two_bursts()
     before = region_bytes(case, "UB")
