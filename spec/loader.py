@@ -389,10 +389,11 @@ class _Builder:
         if "dst_gap_ignored_by" in semantics:
             self.rule_refs.append((f, ("semantics", "dst_gap_ignored_by"), semantics["dst_gap_ignored_by"]))
         api_rules = self._rules(f, name, rules)
-        for i, rule in enumerate(api_rules):
+        fields = sorted({fn for form in forms.values() for fn in form.fields})
+        for rule in api_rules:
             if rule.field and rule.kind in (model.RuleKind.RANGE, model.RuleKind.MULTIPLE):
-                fields = {fn for form in forms.values() for fn in form.fields}
-                self._known(f, ("rules", i, "field"), rule.field, sorted(fields), "parameter field")
+                _, index = self.rule_places[rule.id]   # its place in the file (a skipped duplicate shifts the rest)
+                self._known(f, ("rules", index, "field"), rule.field, fields, "parameter field")
         self.path_deps += [(f, i, p.get("depends_on", [])) for i, p in enumerate(data["paths"])]
         return model.Api(name, data["title"], _citation(data["citation"]), f.name, model.frozen_map(struct_fields),
                          model.frozen_map(forms),
