@@ -10,7 +10,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
+from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, Region, Result
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer as moves
 from ascendc_conformance.reference.api_contract import module_for
@@ -30,8 +32,8 @@ def expect(case: Any, *, reading: Reading | None = None, ignore: frozenset[str] 
     try:
         parsed = parse_case(case)
         return result_json(evaluate(parsed, reading=reading, ignore=ignore), parsed, case)
-    except CaseError as error:
-        return Result.error(str(error)).to_json()
+    except CaseError as error:   # its message may quote the case (a 1 MB product name): cut, as a target's text is
+        return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json()
 
 
 def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = None,

@@ -42,6 +42,7 @@ from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
 
 SHRUNK_CAUSES = 2   # causes of one test shown to Hypothesis to shrink (see RunSession._plan_shrinking)
+SKIP_CHARS = 1000   # the longest reason a skipped test records (JUnit shows it on every skipped test)
 
 
 class ConformanceFailure(AssertionError):
@@ -181,8 +182,8 @@ class CheckRecord(ShortRepr):
         return min(outcomes, key=lambda o: o.severity, default=Outcome.SKIPPED)
 
     def skipped(self, reason: SkipReason, detail: str) -> str:
-        """Record why this test judges no case; the text to pass to pytest.skip."""
-        self.skip, self.skipped_reason = reason, f"{reason}: {detail}"
+        """Record why this test judges no case (in at most SKIP_CHARS); the text to pass to pytest.skip."""
+        self.skip, self.skipped_reason = reason, clip(f"{reason}: {detail}", SKIP_CHARS)
         return self.skipped_reason
 
     def add(self, verdict: Verdict, case: dict) -> None:

@@ -84,9 +84,12 @@ def _check_fault(run: RunSession, record: CheckRecord, fault: Fault, data: st.Da
 
 def _check_boundary(run: RunSession, record: CheckRecord, boundary: Boundary, data: st.DataObject) -> None:
     if not boundary.contexts:
+        shown = boundary.unreachable[:SHOWN_PATHS]
+        more = len(boundary.unreachable) - len(shown)
         pytest.skip(record.skipped(SkipReason.UNREACHABLE,
-                                   f"{boundary.rule.field} = {boundary.legal_value} fits no path: "
-                                   + "; ".join(boundary.unreachable)))
+                                   f"{boundary.rule.field} = {boundary.legal_value} fits none of its "
+                                   f"{len(boundary.unreachable)} paths: " + "; ".join(shown)
+                                   + (f"; and {more} more (`ascendc-conformance spec paths` lists them)" if more else "")))
     within = tuple(c for c in boundary.contexts
                    if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.field) or boundary.legal_value)
                    >= boundary.legal_value)
@@ -108,6 +111,9 @@ def _check_limit(run: RunSession, record: CheckRecord, probe: LimitProbe, data: 
         pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"no path the target implements reaches {probe.limit.label}"))
     run.check(record, _draw(data, replace(probe, contexts=supported).strategy()), Expectation.PAST_LIMIT,
               probe.deviation)
+
+
+SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
 
 
 # Two cases, never shrunk: Hypothesis's first example is the simplest one (every choice at its minimum), which
