@@ -95,7 +95,7 @@ def expect_readings(case: Any, reading: Reading | None = None) -> tuple[dict, li
         parsed = parse_case(case)   # once: decoding the regions is most of a small case's cost
         expected = result_json(evaluate(parsed, spec, reading=reading), parsed, case)
     except CaseError as error:
-        return Result.error(str(error)).to_json(), []
+        return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json(), []
     points = points_of(expected.get("depends_on", ()), spec)
     answers: dict[Reading, dict] = {}
     while points:
