@@ -40,9 +40,11 @@ def _renderer(fmt: str) -> Callable[[dict], str]:
     raise ReportError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def build_document(results: RunResults, report_dir: str | os.PathLike | None = None, spec=None) -> dict:
-    """The report document (report.json content) of `results`; replay paths relative to `report_dir`."""
-    return build_report(results, spec=spec, report_dir=report_dir)
+def build_document(results: RunResults, report_dir: str | os.PathLike | None = None, spec=None,
+                   details: bool = False) -> dict:
+    """The report document (report.json content) of `results`; replay paths relative to `report_dir`; every
+    test in full with `details` (else the tests that did not fail are summarised)."""
+    return build_report(results, spec=spec, report_dir=report_dir, details=details)
 
 
 def render_document(fmt: str, doc: dict) -> str:
@@ -84,11 +86,11 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
 
 
 def write_all(report_dir: str | os.PathLike, results: RunResults | None = None, *, spec=None,
-              formats: tuple[str, ...] = tuple(FORMATS)) -> dict[str, Path]:
+              formats: tuple[str, ...] = tuple(FORMATS), details: bool = False) -> dict[str, Path]:
     """Write report.json, junit.xml, report.md and report.html into `report_dir`, from `results` or else from
     `<report_dir>/results.jsonl`. Returns {format: path}. Raises ReportError if there are no usable results."""
     report_dir = Path(report_dir)
     if results is None:
         results = load_results(report_dir)
-    doc = build_document(results, report_dir, spec)
+    doc = build_document(results, report_dir, spec, details)
     return {fmt: write_text(report_dir / FORMATS[fmt], _renderer(fmt)(doc)) for fmt in formats}

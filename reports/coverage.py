@@ -101,7 +101,8 @@ class RuleRow:
     api: str | None
     kind: str
     status: str
-    citation: str
+    citation: str                       # the document's title and its table or section
+    citation_source: str                # the seed file (or note) it is in
     description: str
     products: tuple[str, ...]
     dispute: str | None
@@ -122,6 +123,7 @@ class RuleRow:
 
     def to_json(self) -> dict:
         return {"id": self.id, "api": self.api, "kind": self.kind, "status": self.status, "citation": self.citation,
+                "citation_source": self.citation_source,
                 "description": self.description, "products": list(self.products), "dispute": self.dispute,
                 "legal_hits": self.legal_hits, "boundary_hits": self.boundary_hits, "rejected": self.rejected,
                 "missed": self.missed, "other_rule": self.other_rule, "illegal_counts": dict(self.illegal_counts),
@@ -148,6 +150,7 @@ class DisputeRow:
     counts: Mapping[str, int]
     examples: Mapping[str, Mapping]
     tests: tuple[str, ...]
+    reason: str | None = None           # why no case told its readings apart (None when one did)
 
     @property
     def summary(self) -> str:
@@ -158,7 +161,7 @@ class DisputeRow:
         return followed[0] if len(followed) == 1 else MIXED
 
     def to_json(self) -> dict:
-        return {"point": self.point, "title": self.title, "default": self.default,
+        return {"point": self.point, "title": self.title, "default": self.default, "reason": self.reason,
                 "alternatives": dict(self.alternatives), "uncomputable": dict(self.uncomputable),
                 "rules": list(self.rules), "run_reading": self.run_reading, "counts": dict(self.counts),
                 "examples": {name: thaw(params) for name, params in self.examples.items()},
@@ -202,11 +205,13 @@ class Coverage:
                 "failing": sum(c.state in FAILURE_VERDICTS for c in self.cells)}
 
     def rules_summary(self) -> dict:
-        reasons: dict[str, int] = {}
+        """How many rules were exercised; the others counted and named per reason."""
+        reasons: dict[str, list[str]] = {}
         for row in self.rules:
             if row.reason:
-                reasons[row.reason] = reasons.get(row.reason, 0) + 1
-        return {"total": len(self.rules), "covered": sum(r.covered for r in self.rules), "uncovered": reasons}
+                reasons.setdefault(row.reason, []).append(row.id)
+        return {"total": len(self.rules), "covered": sum(r.covered for r in self.rules),
+                "uncovered": {reason: len(ids) for reason, ids in reasons.items()}, "uncovered_rules": reasons}
 
 
 def _state_rank(state: str) -> tuple[int, int]:
@@ -247,7 +252,7 @@ def build_coverage(results: RunResults, spec=None) -> Coverage:
     # a selected path with no test record: the run stopped early (-x), was killed, or a shard is missing
     incomplete = results.killed or any(cell.state == NOT_RUN for cell in cells)
     rules = _rules(spec, results, selected_products, selected_apis, incomplete)
-    disputes = _disputes(spec, results)
+    disputes = _disputes(spec, results, {row.id: row for row in rules})
     return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
                     cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
                     verdicts=MappingProxyType(results.verdict_counts()), cases=MappingProxyType(results.case_counts()),
@@ -336,7 +341,8 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
         reason = _inseparable(rule, tests) or (None if exercised else
                                                 _reason(rule, tests, results, products, apis, incomplete))
         rows.append(RuleRow(
-            id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=str(rule.citation),
+            id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=spec.cite(rule.citation),
+            citation_source=rule.citation.source,
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
             missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
@@ -382,7 +388,7 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
     return REASON_NOT_DRAWN
 
 
-def _disputes(spec, results: RunResults) -> list[DisputeRow]:
+def _disputes(spec, results: RunResults, rules: Mapping[str, "RuleRow"]) -> list[DisputeRow]:
     """One row per disputed point with named alternatives, in the spec's order."""
     counts: dict[str, dict[str, int]] = {}
     examples: dict[str, dict[str, Mapping]] = {}
@@ -408,8 +414,24 @@ def _disputes(spec, results: RunResults) -> list[DisputeRow]:
             counts=MappingProxyType({name: seen.get(name, 0) for name in names if name in seen or name != NONE}),
             examples=MappingProxyType({name: examples[point.id][name] for name in names
                                        if name in examples.get(point.id, {})}),
-            tests=tuple(tests.get(point.id, ()))))
+            tests=tuple(tests.get(point.id, ())),
+            reason=_unexercised(point, [rules[r] for r in rules if rules[r].dispute == point.id], seen)))
     return rows
+
+
+def _unexercised(point, rows: list["RuleRow"], seen: Mapping[str, int]) -> str | None:
+    """Why no case of the run told the readings of a point apart: none of its alternatives can be computed,
+    its rules' own reasons, or that the cases of its rules never made the readings differ."""
+    if any(seen.values()):
+        return None
+    if not point.effects:
+        return "the reference computes none of its alternatives (see 'not computed')"
+    if not rows:
+        return "no rule of the spec names this point"
+    reasons = [f"{row.id}: {row.reason}" for row in rows if row.reason]
+    if reasons:
+        return "; ".join(reasons)
+    return f"its rules' cases ran ({', '.join(row.id for row in rows)}) but none made its readings differ"
 
 
 # --- certification statement -------------------------------------------------------------------------
@@ -645,5 +667,6 @@ def reading_rows(disputed: list[dict]) -> list[list[str]]:
         counts = ", ".join(f"{name} {n}" for name, n in d["counts"].items())
         examples = "; ".join(f"{name}: {json.dumps(params, sort_keys=True)}" for name, params in d["examples"].items())
         missing = "; ".join(f"{name}: {why}" for name, why in d["uncomputable"].items())
-        rows.append([d["point"], d["title"], d["run_reading"], counts, examples or "–", d["summary"], missing or "–"])
+        follows = d["summary"] + (f" ({d['reason']})" if d.get("reason") else "")
+        rows.append([d["point"], d["title"], d["run_reading"], counts, examples or "–", follows, missing or "–"])
     return rows

@@ -20,6 +20,7 @@ from ascendc_conformance.reports.coverage import Coverage, build_coverage, certi
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
 
+from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind, format_params, params_size
 from ascendc_conformance.judge.diff import format_diff
 from ascendc_conformance.spec.loader import load_spec
@@ -103,6 +104,20 @@ def failure_groups(failures: list[dict]) -> list[dict]:
     return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
 
 
+def _summary(test: TestResult) -> dict:
+    """A passing test, as report.json lists it without --report-details."""
+    return {"test_id": test.test_id, "kind": test.kind, "verdict": test.verdict, "counts": thaw(test.counts),
+            "cases": test.cases, "api": test.api}
+
+
+def _cell(cell: dict, details: bool) -> dict:
+    """A heat-map cell; without --report-details one whose tests all passed does not list them (the legal
+    test of a path is `test_legal[<label>]`)."""
+    if not details and cell["verdicts"].get(Outcome.PASS, 0) == len(cell["tests"]):
+        cell["tests"] = []
+    return cell
+
+
 def _size(case: dict | None) -> int:
     """How big a failing case is, by its parameters (no case: as big as can be)."""
     return params_size(case.get("params")) if case else 2**63
@@ -130,9 +145,11 @@ def _products(spec, coverage: Coverage) -> list[dict]:
 
 
 def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike | None = None,
-                 coverage: Coverage | None = None) -> dict:
+                 coverage: Coverage | None = None, details: bool = False) -> dict:
     """The report document of `results` against `spec` (default: the packaged spec). `report_dir` is where the
-    report will be written; replay paths are given relative to it."""
+    report will be written; replay paths are given relative to it. Without `details` a test that did not fail
+    is summarised (its id, kind, verdict, counts and skip reason): results.jsonl keeps everything, and the
+    coverage tables are worked out from it, not from this list."""
     if spec is None:
 
         spec = load_spec()
@@ -157,7 +174,7 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
             "dtypes": list(spec.dtypes),
             "products": _products(spec, coverage),
             "paths": coverage.paths_summary(),
-            "matrix": [cell.to_json() for cell in coverage.cells],
+            "matrix": [_cell(cell.to_json(), details) for cell in coverage.cells],
             "rules_summary": coverage.rules_summary(),
             "rules": [row.to_json() for row in coverage.rules],
             "disputed": [row.to_json() for row in coverage.disputes],
@@ -165,11 +182,14 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
         "failures": failures,
         "failure_groups": failure_groups(failures),
         "waivers": _waivers(results),
-        "tests": [test.to_json() for test in results.tests],
+        "tests": [test.to_json() if details or test.verdict is not Outcome.PASS else _summary(test)
+                  for test in results.tests],
         "duplicates": list(results.duplicates),
         "notes": notes,
     }
 
 
 def render_json(doc: dict) -> str:
-    return json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n"
+    """report.json: compact, one line (a ci run's report is a few hundred kB; `jq .` or `python -m json.tool`
+    indent it for reading)."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, default=str) + "\n"

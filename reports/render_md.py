@@ -102,8 +102,9 @@ def render_md(doc: dict) -> str:
 
     out += ["## Rules", ""]
     summary = coverage["rules_summary"]
-    out += [f"{summary['covered']} of {summary['total']} rules exercised."
-            + (" Not exercised: " + _counts(summary["uncovered"]) + "." if summary["uncovered"] else ""), ""]
+    out += [f"{summary['covered']} of {summary['total']} rules exercised.", ""]
+    out += [f"- not exercised, {reason} ({len(ids)}): {', '.join(f'`{id_}`' for id_ in ids)}"
+            for reason, ids in summary.get("uncovered_rules", {}).items()] + ([""] if summary.get("uncovered_rules") else [])
     rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["other_rule"],
              r["missed"],
              _counts({k: v for k, v in r["illegal_counts"].items() if k not in (Outcome.PASS, Outcome.MISSED_REJECT)}),

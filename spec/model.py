@@ -16,6 +16,7 @@ from ascendc_conformance.spec.errors import SpecError, SpecIssue
 
 SEED = "seed"   # the name of every point's default alternative, and of the reading that takes them all
 SIZEOF = "sizeof"   # an alignment rule's `bytes` that means "the operand's element size"
+NOTES_TITLES = {"semantics.md": "the suite's reading of the seeds (semantics.md)"}   # cited documents that are no API's page
 
 
 def frozen_map(mapping: Mapping | None = None) -> Mapping:
@@ -504,6 +505,13 @@ class Spec:
     @property
     def rules(self) -> Mapping[str, Rule]:
         return self._rules
+
+    def cite(self, citation: Citation) -> str:
+        """A citation as a certifier reads it: the document's title (the vendor page of an API, or the suite's
+        notes) and its table or section, rather than the seed file's name."""
+        titles = {api.citation.source: f"vendor page '{api.title}'" for api in self.apis.values()}
+        document = titles.get(citation.source) or NOTES_TITLES.get(citation.source) or citation.source
+        return f"{document}, {citation.section}"
 
     def rule(self, rule_id: str) -> Rule:
         try:

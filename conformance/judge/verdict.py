@@ -152,7 +152,7 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     results = {reading: expected, **dict(others)}
     matched = {other: _matches(result, actual) for other, result in results.items()}
     matched[reading] = outcome is Outcome.PASS
-    base["points"] = _points_followed(results, matched)
+    base["points"] = _points_followed(results, matched, reading)
     if outcome is Outcome.PASS:
         return Verdict(outcome=outcome, message=f"{message} (under the run's reading {reading.label})", **base)
     followers = [other for other, _ in others if matched[other]]
@@ -200,20 +200,26 @@ def _matches(expected: dict, actual: dict) -> bool:
             and _same_memory(expected["memory"], actual["memory"]))
 
 
-def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool]) -> Mapping[str, str]:
+def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool],
+                     run: Reading) -> Mapping[str, str]:
     """Per disputed point the case discriminates (two of its readings give different results): the one
-    reading of it the answer is consistent with, or NONE when the answer matched no reading at all. A point
-    on which the matching readings still disagree is left out."""
+    reading of it the answer is consistent with, or NONE when the answer matched no reading at all. When
+    several alternatives match but give this case the run's own result (D28's two alternatives concern two
+    different memories: a case on one cannot tell the run's reading from the other), the answer is counted
+    for the run's reading; a point on which the matching readings still disagree is left out."""
     followed = {}
     for point in sorted({point for reading in results for point in reading.choices}):
         if not any(a.alternative(point) != b.alternative(point) and not _same_result(results[a], results[b])
                    for a in results for b in results):
             continue
-        consistent = {reading.alternative(point) for reading, ok in matched.items() if ok}
+        matching = [reading for reading, ok in matched.items() if ok]
+        consistent = {reading.alternative(point) for reading in matching}
         if not consistent:
             followed[point] = NONE
         elif len(consistent) == 1:
             followed[point] = consistent.pop()
+        elif matched.get(run) and all(_same_result(results[reading], results[run]) for reading in matching):
+            followed[point] = run.alternative(point)
     return MappingProxyType(followed)
 
 

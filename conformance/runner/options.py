@@ -199,6 +199,8 @@ OPTIONS: tuple[RunOption, ...] = (
               + f"; only full is a certification run (default {DEFAULT_PROFILE})",
               default=DEFAULT_PROFILE, choices=tuple(PROFILES)),
     RunOption("report", "write results.jsonl, replays and reports into DIR", metavar="DIR"),
+    RunOption("report_details", "list every test in full in report.json (default: the tests that did not fail are "
+                                "summarised to their verdict and counts; results.jsonl keeps everything)", flag=True),
     RunOption("waivers", "YAML waivers (rule or test, reason, link) turning matching failures into 'waived'",
               metavar="FILE"),
     RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0 (default {CASE_TIMEOUT_S:g})",

@@ -35,8 +35,9 @@ SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test fai
 class Reporter(Protocol):
     """What the run needs of the reports layer, which sits above it (the entry point passes the module in)."""
 
-    def write_all(self, report_dir: Path) -> Mapping[str, Path]:
-        """Write the reports of report_dir/results.jsonl there; {format: file written}."""
+    def write_all(self, report_dir: Path, *, details: bool) -> Mapping[str, Path]:
+        """Write the reports of report_dir/results.jsonl there (every test in full with `details`); {format:
+        file written}."""
 
     def verdict_lines(self, run: Mapping, tests: Sequence[Mapping], exit_status: int,
                       report_dir: Path | None) -> list[str]:
@@ -221,7 +222,7 @@ class RunRecorder:
             return
         results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
         try:
-            written = self.reporter.write_all(report_dir)
+            written = self.reporter.write_all(report_dir, details=self.run.settings.report_details)
         except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
             print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report {report_dir}`")
         else:

@@ -60,6 +60,7 @@ class RunSettings:
     apis: tuple[str, ...] = ()
     profile: str = "ci"
     report_dir: Path | None = None
+    report_details: bool = False                  # every test in full in report.json
     waivers_file: Path | None = None
     timeout: float = CASE_TIMEOUT_S
     shrink_seconds: float = SHRINK_SECONDS        # per failing test
@@ -73,6 +74,7 @@ class RunSettings:
         values = {option.name: value(option) for option in options.OPTIONS}
         return cls(target=values["target"], products=tuple(values["product"]), apis=tuple(values["api"]),
                    profile=values["profile"], report_dir=Path(values["report"]).resolve() if values["report"] else None,
+                   report_details=values["report_details"],
                    waivers_file=Path(values["waivers"]) if values["waivers"] else None, timeout=values["timeout"],
                    shrink_seconds=values["shrink_seconds"], shrink_budget=values["shrink_budget"],
                    reading=tuple(values["reading"]), rule_naming=_rule_naming(values))

@@ -223,6 +223,18 @@ def test_a_rejection_follows_a_reading_only_through_the_rules_it_names(rules, ou
         assert verdict.followed == "D24=must-be-zero" and dict(verdict.points) == {"D24": "must-be-zero"}
 
 
+def test_alternatives_a_case_cannot_tell_from_the_run_reading_count_for_it() -> None:
+    """D28 has two alternatives, on two different memories: a case that ends inside the disputed band of FB
+    tells the seed from `vendor-constant` (FB 2 KiB) but not from `vendor-cpu-model` (a UB size). An answer
+    matching the seed is counted for the seed (it was left out, and D28 showed as never exercised)."""
+    case = make_case("DataCopy", "atlas-a2", ("A1", "uint64_t", 0), ("C2PIPE2GM", "uint64_t", 2048),
+                     {"blockCount": 1, "blockLen": 2, "srcGap": 0, "dstGap": 0},
+                     {"L1": sentinel(512, 1), "FB": sentinel(2560, 2)})
+    assert reference.expect(case)["depends_on"] == ["Memory-capacity-D28"]
+    assert dict(judged(case, ok_memory(reference.expect(case)["memory"])).points) == {"D28": "seed"}
+    assert dict(judged(case, rejected("Memory-capacity")).points) == {"D28": "vendor-constant"}
+
+
 def test_matching_no_reading_fails_with_the_diff_against_the_run_reading() -> None:
     case = training_gap_case()
     expected, answer = mutated(case, "L0A", lambda image: image.__setitem__(slice(512, 1024), bytes(512)))

@@ -40,6 +40,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--out", metavar="PATH", help="output directory (all formats) or file (--format; '-' = stdout)")
     parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"), help="compare two runs instead of writing reports")
     parser.add_argument("--json", action="store_true", help="with --compare: print JSON instead of tables")
+    parser.add_argument("--details", action="store_true",
+                        help="list every test in full in report.json (default: the tests that did not fail are "
+                             "summarised to their verdict and counts; results.jsonl keeps everything)")
     parser.set_defaults(func=cmd_report)
 
 
@@ -65,13 +68,13 @@ def cmd_report(args: Any) -> int:
         out_dir = Path(args.out) if args.out else _own_dir(args.sources[0])
         if out_dir.exists() and not out_dir.is_dir():
             raise ConformanceError(f"--out {out_dir}: not a directory (without --format every format is written)")
-        written = write_all(out_dir, results)
+        written = write_all(out_dir, results, details=args.details)
         for fmt, path in written.items():
             print(f"{fmt}: {path}")
         return 0
     name = FORMATS[args.format]
     if args.out == "-":
-        doc = build_document(results, Path.cwd())
+        doc = build_document(results, Path.cwd(), details=args.details)
         sys.stdout.write(render_document(args.format, doc))
         sys.stdout.flush()
         return 0
@@ -80,7 +83,7 @@ def cmd_report(args: Any) -> int:
         path = out / name if out.is_dir() or args.out.endswith(("/", "\\")) else out
     else:
         path = _own_dir(args.sources[0]) / name
-    doc = build_document(results, path.parent)
+    doc = build_document(results, path.parent, details=args.details)
     write_text(path, render_document(args.format, doc))
     print(f"{args.format}: {path}")
     return 0
