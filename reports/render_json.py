@@ -98,7 +98,9 @@ def failure_groups(failures: list[dict]) -> list[dict]:
     out = []
     for members in groups.values():
         test, smallest = min(members, key=lambda m: (_size(m[1].get("case")), m[0]["test_id"]))
+        routes = sorted({(m[1].get("case") or {}).get("route") or m[0].get("route") or "" for m in members} - {""})
         out.append({"cause": smallest["cause"], "count": len(members), "tests": [m[0]["test_id"] for m in members],
+                    "routes": routes,
                     "smallest": {"test_id": test["test_id"],
                                  **{key: smallest.get(key) for key in ("params", "message", "replay", "replay_command")}}})
     return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))

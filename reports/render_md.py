@@ -120,7 +120,8 @@ def render_md(doc: dict) -> str:
     if not doc["failures"]:
         out += ["No failure verdict.", ""]
     if doc.get("failure_groups"):
-        rows = [[g["cause"]["verdict"], g["cause"]["label"], g["count"], g["smallest"]["test_id"],
+        rows = [[g["cause"]["verdict"], g["cause"]["label"] + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
+                 g["count"], g["smallest"]["test_id"],
                  g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
         out += ["### By cause", "", _table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
     for failure in doc["failures"]:

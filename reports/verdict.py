@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.results import Cause
+from ascendc_conformance.format.results import Cause, params_size
 from ascendc_conformance.reports.coverage import build_coverage, certify
 from ascendc_conformance.reports.model import TestResult, results_of
 from ascendc_conformance.runner.progress import PREFIX
@@ -31,11 +31,15 @@ def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, repo
     results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
     certification = certify(results, build_coverage(results))
     failing = [test for test in results.tests if test.is_failure]
-    causes: dict[str, tuple[Cause, str | None]] = {}
+    causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
     for test in failing:
-        for entry in test.causes or ({"cause": test.cause.to_json(), "replay_command": test.replay_command},):
-            cause = Cause.from_json(entry["cause"])
-            causes.setdefault(cause.label, (cause, entry.get("replay_command")))
+        entries = test.causes or ({"cause": test.cause.to_json(), "replay_command": test.replay_command,
+                                   "case": test.case},)
+        for entry in entries:
+            label = Cause.from_json(entry["cause"]).label
+            size = params_size((entry.get("case") or {}).get("params"))
+            if label not in causes or size < causes[label][0]:
+                causes[label] = (size, entry.get("replay_command"))
     tally = {words: sum(test.verdict is outcome for test in results.tests) for outcome, words in TALLY}
     others = "; ".join(f"{n} {words}" for words, n in tally.items() if n)
     scope = "a certification run" if certification.is_certification else "not a certification run"
@@ -44,7 +48,7 @@ def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, repo
              f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
              f"{results.profile} ({scope}); {where}"]
     if causes:
-        label, (cause, replay) = next(iter(causes.items()))
-        lines.append(f"{PREFIX} first cause: {label} — "
+        label, (_, replay) = next(iter(causes.items()))
+        lines.append(f"{PREFIX} first cause: {label}; its smallest case: "
                      + (replay or "no replay file (--report DIR saves one per cause)"))
     return lines

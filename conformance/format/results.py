@@ -124,12 +124,13 @@ NAMED_RULES, NAMED_RULE_CHARS = 4, 80   # how much of the rules a false rejectio
 @dataclass(frozen=True)
 class Cause:
     """One root cause of failures, as a person would group them: the API, the verdict, and what tells one
-    behaviour of the target from another — for a legal call the route with a fail's primary diff class (the
-    class of its first differing run: where the misplaced bytes start) or the rules a false rejection named;
-    for an illegal test's call the rule it breaks (its route is incidental: a missing check misses on every
-    route). Not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
+    behaviour of the target from another — a fail's primary diff class (the class of its first differing run:
+    where the misplaced bytes start), the rules a false rejection named, the rule an illegal test's call
+    breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
+    cause), not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
     classes a case happens to show. A test records each of its causes; the reports group failures by cause; a
-    run shrinks only the first failure of each cause (its `shrink_key`)."""
+    run shrinks only the first failure of each cause (its `shrink_key`). `route` stays in the record's JSON,
+    empty, for readers of the first format."""
 
     api: str
     route: str
@@ -151,14 +152,14 @@ class Cause:
             rules = sorted(str(rule) for rule in (actual or {}).get("rules") or ())
             named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
                              + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
-        return cls(api=case.get("api") or "", route="" if fault_rule else case.get("route") or "", verdict=verdict,
-                   diff_class=primary, named=named, rule=fault_rule or "")
+        return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class=primary, named=named,
+                   rule=fault_rule or "")
 
     @property
-    def shrink_key(self) -> tuple[str, str, Outcome, str, str]:
+    def shrink_key(self) -> tuple[str, Outcome, str, str]:
         """Failures that would shrink to the same behaviour: one per run is shrunk (a missed rejection shrinks
         to the same small call whatever the rule)."""
-        return (self.api, self.route, self.verdict, self.diff_class, self.named)
+        return (self.api, self.verdict, self.diff_class, self.named)
 
     @property
     def label(self) -> str:

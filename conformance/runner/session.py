@@ -521,8 +521,11 @@ class RunSession:
         if not verdict.is_failure:
             return None
         summary = case_summary(case)
+        # the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures
+        # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
+        misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
         cause = Cause.of(verdict.outcome, summary, verdict.diff, verdict.actual,
-                         record.rule if expectation is not Expectation.LEGAL else None)
+                         record.rule if expectation is not Expectation.LEGAL and misjudged else None)
         record.failing[digest] = cause
         state = record.causes.get(cause)
         size = _size(case)
@@ -544,6 +547,8 @@ class RunSession:
         shrinks each cause it is shown, and its shrinking costs draws even where the target is no longer
         asked), while the run's budget lasts, and never a hang or a crash (each try costs a timeout or a
         restart). The other causes are reported with their smallest drawn case."""
+        if record.kind is TestKind.SMOKE:   # never shrunk (two cases): the cause's first full test shrinks it
+            return
         key = state.cause.shrink_key
         shrunk_here = sum(other.shrinking for other in record.causes.values())
         state.shrinking = (key not in self._shrunk_causes and shrunk_here < SHRUNK_CAUSES

@@ -197,7 +197,7 @@ def test_the_ci_profile_catches_the_bug(bug: type, tmp_path: Path) -> None:
                    for name in seen)
     else:
         assert done.returncode == 1
-        assert earned[0]["replay_command"] and "replay the first failure: ascendc-conformance replay" in done.stdout
+        assert earned[0]["replay_command"] and "its smallest case: ascendc-conformance replay" in done.stdout
     if bug.DIFF_CLASS is not None and bug.VERDICT != "disputed":
         assert bug.DIFF_CLASS in earned[0]["diff"]["runs_by_class"], earned[0]["message"]
 

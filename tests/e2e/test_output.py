@@ -52,7 +52,7 @@ def test_a_failing_run_prints_a_header_and_one_line_per_failing_test(tmp_path: P
         assert len(re.findall(rf"^\[ascendc\] {test['verdict'].upper()} {re.escape(test['test_id'])}: ",
                               done.stdout, re.M)) == 1
     assert "Traceback" not in done.stdout and "site-packages" not in done.stdout
-    assert "replay the first failure: ascendc-conformance replay" in done.stdout
+    assert "[ascendc] first cause: " in done.stdout and "its smallest case: ascendc-conformance replay" in done.stdout
 
     for test in tests:     # a test's counts hold its verdict
         if test["verdict"] in JUDGED:
@@ -167,7 +167,7 @@ def test_the_run_ends_with_a_verdict_line_counting_the_distinct_causes(tmp_path:
     verdict, first = done.stdout.rstrip().splitlines()[-2:]
     assert verdict.startswith("[ascendc] VERDICT: DOES NOT CONFORM — 1 failing test(s), 2 distinct cause(s);")
     assert f"report {tmp_path}" in verdict and "profile ci (not a certification run)" in verdict
-    assert first.startswith("[ascendc] first cause: DataCopy / GM->VECIN / fail / wrong-value — "
+    assert first.startswith("[ascendc] first cause: DataCopy / fail / wrong-value; its smallest case: "
                             "ascendc-conformance replay ")
     [test] = [t for t in _tests(tmp_path) if t["verdict"] != "skipped"]
     assert [c["cause"]["verdict"] for c in test["causes"]] == ["fail", "false-reject"]

@@ -40,7 +40,7 @@ def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
     target = f"exec:{sys.executable} tests/fixtures/buggy/exec_buggy.py LoadDataTransposeMissing"
     done = _run("run", "--target", target, *SELECTION, "--report", str(tmp_path), "-x")
     assert done.returncode == 1
-    assert "permuted" in done.stdout and "replay the first failure: ascendc-conformance replay" in done.stdout
+    assert "permuted" in done.stdout and "its smallest case: ascendc-conformance replay" in done.stdout
     replays = sorted((tmp_path / "replays").glob("*.json"))
     assert replays
     again = _run("replay", str(replays[0]), "--target", target)
