@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, Region, decode_memory
+from ascendc_conformance.format.case import Case, Region, decode_memory, memory_of
 from ascendc_conformance.reference.explain import Explanation, explain
 from ascendc_conformance.spec.model import Reading
 
@@ -94,7 +94,8 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
                 explanation: Explanation | None = None, *, max_runs: int = MAX_RUNS) -> Diff:
     """Compare `actual` with `expected`, classing each run with the pre-call image `before` and the bytes the
     call writes (`explanation`, a reference.explain.Explanation; without it every difference counts as
-    written-outside). The three images must have the same regions at the same addresses and sizes."""
+    written-outside). The three images must have the same regions at the same addresses and sizes; a memory
+    may have several (`GM`, `GM#1`, ...: the sparse-memory extension), each diffed on its own."""
     if set(expected) != set(actual) or set(expected) != set(before):
         raise ValueError(f"region names differ: before {sorted(before)}, expected {sorted(expected)}, "
                          f"actual {sorted(actual)}")
@@ -111,7 +112,7 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         old, want, got = (np.frombuffer(r.data, dtype=np.uint8) for r in regions)
         offsets = None
         written = np.zeros(want.size, dtype=bool)
-        if explanation is not None and explanation.dst_memory == name:
+        if explanation is not None and explanation.dst_memory == memory_of(name):   # a region of the destination
             offsets = (explanation.dst_addresses - np.uint64(address)).astype(np.int64)   # below: negative
             offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
             written[offsets.ravel()] = True
@@ -123,7 +124,7 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         byte_counts += np.bincount(classes[differs], minlength=len(CLASSES))
         run_counts += np.bincount(kinds, minlength=len(CLASSES))
         for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
-            location = explanation.locate(address + start, name) if explanation is not None else ""
+            location = explanation.locate(address + start, memory_of(name)) if explanation is not None else ""
             runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
                             _hex(got[start:stop]), location, int(differing[stop] - differing[start])))
     return Diff(tuple(runs), total,
