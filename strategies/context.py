@@ -37,6 +37,8 @@ class PathContext(ShortRepr):
     relaxed: frozenset[str] = frozenset()   # fields whose range rules and C type a single-fault draft ignores
     unbounded: bool = False                 # memories without limit: companions of an inseparable fault
     detached: bool = False                  # GM regions may leave out the tensor start (case extension)
+    sparse: bool = False                    # GM may have several regions (case extension sparse-memory)
+    strict: bool = False                    # a pseudo-path: operands aligned as strictly as any API asks (faults)
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -62,6 +64,17 @@ class PathContext(ShortRepr):
         """The same path whose GM regions cover only the bytes the call touches: the tensor start may lie
         outside them (the "detached-tensor" case extension)."""
         return dataclasses.replace(self, detached=True)
+
+    def aligning_strictly(self) -> "PathContext":
+        """The same path with every operand aligned as strictly as any alignment rule of any API asks for its
+        memory: a route, product, dtype or form fault must not also break an alignment that a target checking
+        another API's rules, or following another reading, would apply there."""
+        return dataclasses.replace(self, strict=True)
+
+    def sparsing(self) -> "PathContext":
+        """The same path whose GM accesses may lie in several regions, each within the GM window (the
+        "sparse-memory" case extension): bursts far apart cost only their bytes."""
+        return dataclasses.replace(self, sparse=True)
 
     @property
     def touches_gm(self) -> bool:
@@ -156,11 +169,17 @@ class PathContext(ShortRepr):
         return {operand: self._strictest_alignment(operand) for operand in ("src", "dst")}
 
     def alignment(self, operand: str) -> int:
-        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) asks for."""
+        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) of the API asks
+        for; of any API, for the operand's memory, on a strict context (aligning_strictly)."""
         return self._alignments[operand]
 
     def _strictest_alignment(self, operand: str) -> int:
         position, dtype = self.position(operand), self.dtype(operand)
+        if self.strict:   # every API's rules, for any operand and product, on any position of the same memory
+            memory = self.product.memory_of(position)
+            places = [p for p in self.spec.positions if p == position or memory and self.product.memory_of(p) == memory]
+            return math.lcm(1, *(rule.alignment(dtype) for rule in self.spec.rules.values()
+                                 if rule.kind is RuleKind.ALIGNMENT and any(rule.where.covers(p) for p in places)))
         aligns = [rule.alignment(dtype) for rule in self.rules()
                   if rule.kind is RuleKind.ALIGNMENT and operand in rule.operands and rule.where.covers(position)]
         return math.lcm(1, *aligns)
