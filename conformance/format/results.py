@@ -20,7 +20,9 @@ One JSON object per line, discriminated by "record":
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
-   "skipped_reason": str|null}
+   "skipped_reason": str|null,
+   "bits": {"<API>": {"<field>": [bit, ...]}}}   (optional: the bits of the parameters its legal cases witnessed
+   first in their process, reference.bits; a record without it witnessed none)
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
 
 Outcomes are those of ascendc_conformance.judge.verdict (pass, fail, missed-reject, false-reject, error, timeout, crashed,
@@ -160,6 +162,8 @@ class TestRecord:
     skipped_reason: str | None = None
     case: Mapping | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
+    bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
+    # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
@@ -197,6 +201,8 @@ class TestRecord:
                         for point, seen in (record.get("dispute_examples") or {}).items()}
             duration = float(record.get("duration_s") or 0.0)
             other_rule = int(record.get("other_rule") or 0)
+            bits = {str(api): {str(name): tuple(sorted(int(bit) for bit in found)) for name, found in fields.items()}
+                    for api, fields in (record.get("bits") or {}).items()}
         except (AttributeError, TypeError, ValueError) as error:
             raise ResultsError(f"{where}: test record {test_id} has a malformed count ({error})") from None
         try:
@@ -212,7 +218,7 @@ class TestRecord:
                    tags=freeze(tags), disputed=freeze(disputed), dispute_examples=freeze(examples), message=str(record.get("message") or ""),
                    diff=freeze(record.get("diff")) if record.get("diff") else None, duration_s=duration,
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None, other_rule=other_rule,
-                   case=freeze(record.get("case")) if record.get("case") else None, **extra)
+                   case=freeze(record.get("case")) if record.get("case") else None, bits=freeze(bits), **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, Phase, settings
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.runner import seeds
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, ReportWriter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
@@ -177,6 +178,14 @@ def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.I
     ordered = [item for smoke in (True, False)
                for round_ in zip_longest(*phases[smoke].values()) for item in round_ if item is not None]
     return ordered + others
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds)."""
+    session = item.config.stash.get(SESSION_KEY, None)
+    if session is not None and item.name in session.planned:
+        seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 
 def _parse_shard(text: str) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS
 from ascendc_conformance.runner import waivers
+from ascendc_conformance.runner.bits import BitWitnesses
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.case import ResultStatus
@@ -81,6 +82,7 @@ class CheckRecord(ShortRepr):
     failing_summary: dict | None = None   # its case_summary, for the record
     failure_text: str = ""                # what the test raised on it
     shrinking: bool = False               # the failure is raised for Hypothesis to shrink (see RunSession.check)
+    bits: dict = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -143,7 +145,8 @@ class CheckRecord(ShortRepr):
             replay_command=self.replay_command, duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
             skipped_reason=self.skipped_reason, other_rule=self.other_rule,
-            case=freeze(self.failing_summary) if self.failing_summary else None)
+            case=freeze(self.failing_summary) if self.failing_summary else None,
+            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))
 
 
 def param_id(item: SpecPath | Fault | Boundary | Smoke) -> str:
@@ -165,6 +168,11 @@ class RunSession:
     def reading(self) -> Reading:
         """The reading the run certifies under (ReadingError for words naming no known point or alternative)."""
         return self.spec.reading(self.settings.reading)
+
+    @cached_property
+    def witnesses(self) -> BitWitnesses:
+        """The bits of the parameters this process's legal cases witness (runner.bits)."""
+        return BitWitnesses(self.spec, self.reading)
 
     @property
     def target(self) -> Target:
@@ -300,6 +308,7 @@ class RunSession:
             verdict = self._waived(record, verdict, expected)
         first_failure = record.failure is None
         record.add(verdict, case)
+        self.witnesses.note(record.bits, case, expected)
         if not verdict.is_failure:
             return None
         record.failing_case = json.dumps(case, sort_keys=True)

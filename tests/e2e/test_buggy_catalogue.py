@@ -330,15 +330,19 @@ def test_rejections_for_another_rule(strict: bool, tmp_path: Path) -> None:
 
 
 def test_detached_cases_only_reach_targets_that_announce_the_extension(tmp_path: Path) -> None:
-    """A target whose hello announces no extension never receives a detached-tensor case (its fake asserts
-    so): those tests are skipped as needs-extension, and the rest pass."""
+    """A target whose hello announces no extension never receives a detached-tensor or sparse-memory case (its
+    fake asserts so): those tests are skipped as needs-extension, and the rest (its legal tests too) pass."""
     done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
                            "python:tests.fixtures.targets.py_fakes:ReferenceWithoutExtensions", "--product",
-                           "atlas-a2", "--api", "LoadData2D", "-k", "startIndex", "--profile", "ci", "--seed", "7",
-                           "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "atlas-a2", "--api", "LoadData2D", "-k", "startIndex or srcStride or (test_legal and GM)",
+                           "--profile", "ci", "--seed", "7", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
     records = {r["test_id"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
                if r["record"] == "test"}
-    for test_id in ("test_boundary[LoadData2D-startIndex-range=65535]", "test_illegal[LoadData2D-startIndex-range:above]"):
+    for test_id in ("test_boundary[LoadData2D-startIndex-range=65535@GM->L1]",
+                    "test_boundary[LoadData2D-startIndex-range=65535@reach]", "test_illegal[LoadData2D-startIndex-range:above]"):
         assert records[test_id]["skip"] == "needs-extension", records[test_id]
+    assert records["test_boundary[LoadData2D-srcStride-range=65535@GM->L1]"]["skip"] == "needs-extension"
     assert records["test_illegal[LoadData2D-startIndex-range:below]"]["verdict"] == "pass"
+    assert records["test_legal[atlas-a2-LoadData2D-GM->A2-half]"]["verdict"] == "pass"
