@@ -353,7 +353,7 @@ def regions_of(memory: Mapping[str, Region], name: str) -> list[tuple[str, Regio
                   key=lambda item: item[1].address)
 
 
-def _holders(regions: Sequence[Region], starts: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+def holders(regions: Sequence[Region], starts: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """For accesses of `size` bytes at the absolute addresses `starts` (uint64): the index of the region that
     would hold each (the last one starting at or below it) and whether it holds it whole. Addresses are taken
     relative to the lowest region (modular: one below it wraps far above every region)."""
@@ -383,7 +383,7 @@ def uncovered(call: Call, operand: str, transfer: Transfer) -> tuple[int, int] |
     starts = element_starts(call, operand, transfer)
     if not regions:
         return (int(starts[0]), int(starts[0]) + call.dtype(operand).size) if starts.size else None
-    _, held = _holders(regions, starts, call.dtype(operand).size)
+    _, held = holders(regions, starts, call.dtype(operand).size)
     missing = np.flatnonzero(~held)
     if missing.size == 0:
         return None
@@ -402,7 +402,7 @@ def covering(call: Call, transfer: Transfer) -> dict[str, Region]:
         starts = element_starts(call, operand, transfer)
         touched = np.unique((starts[:, None] + np.arange(size, dtype=np.uint64)).ravel())
         if regions:
-            touched = touched[~_holders(regions, touched, 1)[1]]
+            touched = touched[~holders(regions, touched, 1)[1]]
         if touched.size == 0:
             continue
         breaks = np.flatnonzero(np.diff(touched) != 1) + 1
@@ -436,7 +436,7 @@ def _offsets(call: Call, operand: str, transfer: Transfer, regions: Sequence[Reg
     """Each accessed byte's offset in the regions' data joined in address order, shaped (elements, size)."""
     size = call.dtype(operand).size
     starts = element_starts(call, operand, transfer)
-    index, _ = _holders(regions, starts, size)
+    index, _ = holders(regions, starts, size)
     joined = np.cumsum([0] + [len(region.data) for region in regions[:-1]]).astype(np.int64)
     addresses = np.array([region.address for region in regions], dtype=np.uint64)
     within = (starts - addresses[index]).astype(np.int64)
