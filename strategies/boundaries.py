@@ -104,6 +104,15 @@ def reaching(members: Iterable[PathContext], field: str, value: int) -> tuple[tu
     return (), True
 
 
+def distinct(ctxs: list[PathContext]) -> list[PathContext]:
+    """One context per product, route, form and dtype sizes, the first in the spec's order: a pinned bound moves
+    the same bytes whatever the dtype of a size (so a test samples among fewer, and different, paths)."""
+    kept: dict[tuple, PathContext] = {}
+    for ctx in ctxs:
+        kept.setdefault((ctx.product.id, ctx.src, ctx.dst, ctx.form, ctx.src_dtype.size, ctx.dst_dtype.size), ctx)
+    return list(kept.values())
+
+
 def group_of(ctx: PathContext) -> str:
     """The physical memories of a path's route: what the routes of one boundary test share."""
     return f"{ctx.memory('src')}->{ctx.memory('dst')}"
@@ -119,8 +128,8 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
     for rule in spec.rules.values():
         if rule.kind is not RuleKind.RANGE or not rule.illegal_by_default:
             continue
-        candidates = [c for c in contexts(spec, [p for p in paths if p.api == rule.api and rule.applies_to(p.product)])
-                      if rule.field in c.api.forms[c.form].fields]
+        candidates = distinct([c for c in contexts(spec, [p for p in paths if p.api == rule.api and rule.applies_to(p.product)])
+                               if rule.field in c.api.forms[c.form].fields])
         if not candidates:
             continue
         groups: dict[str, list[PathContext]] = {}
@@ -140,11 +149,10 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
 
 def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
     """The values that set every bit of the rule's field some path holds with its effect, highest bits first:
-    each the highest bit not set yet with as many lower ones as fit (found by bisection), as Reach tests."""
+    each the highest bit not set yet with as many lower ones as fit (found by bisection), as Reach tests (but the
+    maximum, which the bound's own tests pin)."""
     field, high = rule.field, candidates[0].field_range(rule.field)[1]
     step = candidates[0].field_multiple(field)
-    distinct = list({(c.product.id, c.src, c.dst, c.form, c.src_dtype.size, c.dst_dtype.size): c
-                     for c in candidates}.values())
 
     def value(top: int, lower: int) -> int:
         return ((1 << top) | ((1 << lower) - 1)) // step * step
@@ -153,7 +161,7 @@ def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
         """Some path holds the value with `top` set (and, with `cleared`, holds it cleared too)."""
         candidate = value(top, lower)
         return (candidate <= high and candidate >> top & 1
-                and any(_holds(ctx, field, candidate, top if cleared else None) for ctx in distinct))
+                and any(_holds(ctx, field, candidate, top if cleared else None) for ctx in candidates))
 
     found, uncovered = [], set(range(high.bit_length()))
     while uncovered:
@@ -175,7 +183,7 @@ def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
         found.append(value(top, low))
         uncovered -= {bit for bit in range(top + 1) if found[-1] >> bit & 1}
     return [Reach(rule, BoundSide.MAX, reached, rule.max + 1, REACH, reaching(candidates, field, reached)[0], ())
-            for reached in found]
+            for reached in found if reached != rule.max]   # the bound's own tests pin the maximum
 
 
 def _holds(ctx: PathContext, field: str, value: int, top: int | None) -> bool:

@@ -74,6 +74,10 @@ class PathContext(ShortRepr):
     def sparsing(self) -> "PathContext":
         """The same path whose GM accesses may lie in several regions, each within the GM window (the
         "sparse-memory" case extension): bursts far apart cost only their bytes."""
+        return self._sparse
+
+    @cached_property
+    def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
         return dataclasses.replace(self, sparse=True)
 
     @property
@@ -89,11 +93,14 @@ class PathContext(ShortRepr):
         dtype = self.src_dtype.name if self.src_dtype == self.dst_dtype else f"{self.src_dtype.name}->{self.dst_dtype.name}"
         return f"{self.product.id}-{self.api.name}-{self.src}->{self.dst}-{dtype}"
 
+    @cached_property
+    def _memories(self) -> dict[str, str | None]:
+        return {"src": self.product.memory_of(self.src), "dst": self.product.memory_of(self.dst)}
+
     def memory(self, operand: str) -> str:
-        position = self.src if operand == "src" else self.dst
-        memory = self.product.memory_of(position)
+        memory = self._memories[operand]
         if memory is None:
-            raise Unreachable(f"{position} has no physical memory on {self.product.id}")
+            raise Unreachable(f"{self.position(operand)} has no physical memory on {self.product.id}")
         return memory
 
     def dtype(self, operand: str) -> Dtype:

@@ -97,8 +97,13 @@ def fits(ctx: PathContext, extents: Extents) -> bool:
     if ctx.shared_memory:
         slack = ctx.alignment("src") + ctx.alignment("dst")
         return src_below + src_high + dst_below + dst_high + slack <= ctx.span_limit(ctx.memory("src"))
-    return all(below + high <= ctx.limit(ctx.memory(op)) and pieces(ctx, extents, op) is not None
-               for op, below, high in (("src", src_below, src_high), ("dst", dst_below, dst_high)))
+    for op, below, high in (("src", src_below, src_high), ("dst", dst_below, dst_high)):
+        memory = ctx.memory(op)
+        if below + high > ctx.limit(memory):
+            return False
+        if below + high > ctx.span_limit(memory) and pieces(ctx, extents, op) is None:   # one region holds it else
+            return False
+    return True
 
 
 def pieces(ctx: PathContext, extents: Extents, operand: str) -> list[tuple[int, int]] | None:

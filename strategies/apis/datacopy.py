@@ -44,6 +44,8 @@ def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     count = params["blockCount"]
     src_pitch = _pitch(src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start)
     dst_pitch = _pitch(dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start)
+    if not ctx.sparse:   # only a sparse case needs the bursts in detail
+        return Extents(_burst_extent(count, src_burst, src_pitch), _burst_extent(count, dst_burst, dst_pitch))
     return Extents(_burst_extent(count, src_burst, src_pitch), _burst_extent(count, dst_burst, dst_pitch),
                    src_pattern=_bursts(count, src_burst, src_pitch), dst_pattern=_bursts(count, dst_burst, dst_pitch))
 

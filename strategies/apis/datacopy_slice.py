@@ -3,8 +3,8 @@
 Both operands share the slice counts N_d and the slice length; each has its own starts, strides and
 shapes. UB-side starts, dim-0 strides and row pitches stay in whole DataBlocks (unspecified otherwise).
 The outermost shapeValue does not move any byte, so it is drawn over the whole uint32_t range. In a sparse case
-(GM in several regions) a wide case may draw few slices far apart in GM: starts, strides and shapes of the GM
-operand over the bit bands of uint32_t, each slice in a region of its own.
+(GM in several regions) one case in four draws few slices far apart in GM: starts, strides and shapes of the GM
+operand over the bit bands of uint32_t, each slice in a region of its own (cheap: only their bytes move).
 
 Pinned values (boundaries, strategies.bits) name dimValue, a SliceInfo member of dimension 0 of one operand
 (`srcSliceInfo.stride`; a burstLen is both operands'), or a slice count: N0 (slices per row) or rows (in every
@@ -67,7 +67,9 @@ def _budget(ctx: PathContext, operand: str) -> int:
 
 
 FAR_SLICES = MAX_REGIONS - 1   # slices a far case may hold in all (each may need a GM region; one for the start)
+FAR_ODDS = 4                   # one sparse case in FAR_ODDS has its GM slices far apart (they cost only their bytes)
 FAR_COUNT = 2                  # slices per dimension of a far case: two, far apart
+FAR_MEMBERS = (None, "stride", "startIndex", "shapeValue")   # which member of a far dimension goes farthest
 
 
 def _draw_counts(draw, ctx: PathContext, dims: int, budget: int, most: int | None = None,
@@ -146,12 +148,18 @@ def _draw_far_layout(draw, ctx: PathContext, operand: str, burst_len: int, count
             raise Unreachable(f"dimension {d} of {operand} does not fit")
         gaps = count - 1
         widest = (top + 1 - count * length) // gaps if gaps else 0
-        farthest = gaps and draw(st.booleans(), label=f"{operand} slices of dimension {d} as far apart as can be")
-        stride = widest if farthest else biased(draw, 0, widest, f"{operand} stride[{d}]")
+        # one member of the dimension as far as it goes (every high bit set), the others drawn: a shape far
+        # past a short slice row is what a dropped top bit of the shape shows on
+        farthest = FAR_MEMBERS[draw(st.integers(0, len(FAR_MEMBERS) - 1), label=f"{operand} farthest member [{d}]")]
+        half = (top + 1) // 2   # a far shape past a row in the low half, where the dimension has room for one
+        reach = half if farthest == "shapeValue" and half >= count * length else top + 1
+        widest = min(widest, (reach - count * length) // gaps) if gaps else 0
+        stride = widest if farthest == "stride" else biased(draw, 0, widest, f"{operand} stride[{d}]", wide=True)
         span = count * length + gaps * stride
-        start = biased(draw, 0, top + 1 - span, f"{operand} start[{d}]")
+        start = top + 1 - span if farthest == "startIndex" else biased(draw, 0, reach - span, f"{operand} start[{d}]", wide=True)
         end = start + span - 1
-        shape = biased(draw, end + 1, max(end + 1, min(uint_max, top)), f"{operand} shape[{d}]")
+        shape = top if farthest == "shapeValue" and top > end else \
+            biased(draw, end + 1, max(end + 1, min(uint_max, top)), f"{operand} shape[{d}]", wide=True)
         infos.append({"startIndex": start, "endIndex": end, "stride": stride, "burstLen": burst_len if d == 0 else 1,
                       "shapeValue": shape})
         pitch *= shape
@@ -191,7 +199,7 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
     if not wide:   # the slice counts multiply over up to 8 dimensions: cap a small case's size
         budgets = {operand: min(budget, SMALL_CASE_BYTES // ctx.dtype(operand).size) for operand, budget in budgets.items()}
     far = {op for op, _ in OPERANDS if ctx.sparse and ctx.memory(op) == "GM"}
-    far = far if far and wide and draw(st.booleans(), label="slices far apart in GM") else set()
+    far = far if far and draw(st.integers(0, FAR_ODDS - 1), label="slices far apart in GM") == FAR_ODDS - 1 else set()
     burst_len, counts = _draw_counts(draw, ctx, dims, min(budgets.values()), FAR_SLICES if far else None,
                                      pinned.get("rows"))
     params = {"dimValue": dims}
