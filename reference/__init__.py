@@ -20,6 +20,7 @@ from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.codec import parse_case, result_json
 from ascendc_conformance.reference.index import default_spec
 from ascendc_conformance.reference.legality import Breach, static_breaches
+from ascendc_conformance.reference.transfer import Transfer
 from ascendc_conformance.spec.model import Reading, Spec, Status
 
 # Common rules (spec/common.yaml) the memory stage cites.
@@ -44,13 +45,34 @@ def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = 
     (the single-fault meta-test asks this of every fault case with its own rule ignored)."""
     spec = spec or default_spec()
     call = resolve(case, spec, reading)
+    judged = _judged(call, ignore)
+    if isinstance(judged, Result):
+        return judged
+    plan, spans, depends = judged
+    if BOUNDS in ignore:
+        call = _covering(call, plan, spans)
+    return Result.ok(moves.apply(call, plan, spans), depends)
+
+
+def legal_transfer(call: Call) -> Transfer | None:
+    """What a call moves when the reference answers it ok as if the case's regions held every byte it touches
+    (the region bounds are not judged, every other rule is), else None: for comparing what two calls move
+    without their memory images (reference.bits)."""
+    judged = _judged(call, frozenset({BOUNDS}))
+    return None if isinstance(judged, Result) else judged[0]
+
+
+def _judged(call: Call, ignore: frozenset[str]) -> Result | tuple[Transfer, moves.Extents, tuple[str, ...]]:
+    """The call's rejection or unspecified outcome, or (the transfer, its extents, the disputed rules its
+    legal outcome depends on); rules in `ignore` are judged as if they held."""
+    spec = call.spec
     module = module_for(call.api)
     verdict, depends = _verdict(call, _kept(static_breaches(call, module.RELATIONS), ignore))
     if verdict is not None:
         return verdict
     plan = module.plan(call)
     spans = moves.extents(call, plan)
-    memory_breaches, capacity_depends = _memory_breaches(call, spans)
+    memory_breaches, capacity_depends = _memory_breaches(call, spans, plan, bounds=BOUNDS not in ignore)
     verdict, more = _verdict(call, _kept(memory_breaches, ignore))
     if verdict is not None:
         return verdict
@@ -59,13 +81,11 @@ def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = 
     semantic = _kept(semantic, ignore)
     if semantic:
         return _verdict(call, semantic)[0]
-    if BOUNDS in ignore:
-        call = _covering(call, spans)
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
     if moves.overlaps(call, plan, *spans):
         return _unspecified(spec, OVERLAP, "source and destination bytes of the call overlap")
-    return Result.ok(moves.apply(call, plan, spans), _unique(depends + more + capacity_depends + plan.depends_on))
+    return plan, spans, _unique(depends + more + capacity_depends + plan.depends_on)
 
 
 def points_of(depends_on: tuple[str, ...] | list[str], spec: Spec | None = None) -> tuple[str, ...]:
@@ -117,9 +137,13 @@ def _kept(breaches: list[Breach], ignore: frozenset[str]) -> list[Breach]:
     return [b for b in breaches if b.rule.id not in ignore and b.disputed_by not in ignore]
 
 
-def _covering(call: Call, spans: moves.Extents) -> Call:
+def _covering(call: Call, plan: Transfer, spans: moves.Extents) -> Call:
     """The call with its regions widened by zero bytes over every access at address 0 or above: what a
-    target that does not check the bounds works on."""
+    target that does not check the bounds works on. With several regions per memory (sparse-memory), zero
+    regions are added over the touched bytes no region holds, not over the distance between them."""
+    if call.sparse:
+        memory = moves.covering(call, plan)
+        return replace(call, case=replace(call.case, memory=MappingProxyType(memory)), derived={})
     memory = dict(call.case.memory)
     for span in spans:
         if span is None or span.start < 0:
@@ -158,20 +182,19 @@ def _verdict(call: Call, breaches: list[Breach]) -> tuple[Result | None, tuple[s
     return None, _unique(tuple(b.disputed for b in breaches if b.disputed))
 
 
-def _memory_breaches(call: Call, spans: moves.Extents) -> tuple[list[Breach], tuple[str, ...]]:
-    """Accesses outside the case's regions or beyond a memory's capacity under the call's reading (with
-    disputed capacities noted)."""
+def _memory_breaches(call: Call, spans: moves.Extents, plan: Transfer,
+                     bounds: bool = True) -> tuple[list[Breach], tuple[str, ...]]:
+    """Accesses outside the case's regions (unless `bounds` is False) or beyond a memory's capacity under the
+    call's reading (with disputed capacities noted)."""
     spec = call.spec
     breaches, depends = [], []
     for name, span in zip(("src", "dst"), spans):
         if span is None:
             continue
-        region = call.case.memory.get(span.memory)
-        if region is None:
-            breaches.append(Breach(spec.rule(BOUNDS), f"{_where(name, span)}: the case has no {span.memory} region"))
-        elif not region.contains(span.start, span.stop):
-            breaches.append(Breach(spec.rule(BOUNDS), f"{_where(name, span)} leave the region "
-                                                       f"[{region.address}, {region.end})"))
+        if bounds:
+            outside = _outside(call, name, span, plan)
+            if outside:
+                breaches.append(Breach(spec.rule(BOUNDS), outside))
         capacity = call.product.capacities.get(span.memory)
         if capacity is None:
             continue
@@ -185,6 +208,28 @@ def _memory_breaches(call: Call, spans: moves.Extents) -> tuple[list[Breach], tu
         elif any(span.stop > bytes_ for bytes_ in readings):
             depends.append(capacity.rule)
     return breaches, tuple(depends)
+
+
+def _outside(call: Call, name: str, span: moves.Extent, plan: Transfer) -> str | None:
+    """How the operand's accesses leave the case's regions of their memory (None when they do not): one
+    region holding the whole span, or, with several regions (sparse-memory), one holding each element."""
+    if not call.sparse:
+        region = call.case.memory.get(span.memory)
+        if region is None:
+            return f"{_where(name, span)}: the case has no {span.memory} region"
+        if not region.contains(span.start, span.stop):
+            return f"{_where(name, span)} leave the region [{region.address}, {region.end})"
+        return None
+    regions = moves.regions_of(call.case.memory, span.memory)
+    if not regions:
+        return f"{_where(name, span)}: the case has no {span.memory} region"
+    if any(region.contains(span.start, span.stop) for _, region in regions):
+        return None
+    missing = moves.uncovered(call, name, plan)
+    if missing is None:
+        return None
+    return (f"{name} bytes [{missing[0]}, {missing[1]}) of {span.memory} lie in none of its regions "
+            f"({', '.join(f'{key} [{region.address}, {region.end})' for key, region in regions)})")
 
 
 def _where(name: str, span: moves.Extent) -> str:

@@ -1,10 +1,11 @@
 """The contract of the reference's per-API modules (reference/apis/<name>.py, one per spec/<name>.yaml).
 
 Everything the reference does that is the same for every API (resolving a case, the rule kinds route, dtype,
-form, range, multiple and alignment, memory bounds and capacity, moving the bytes of a plan) is generic. What
-differs per API is in its module: how the parameters turn into element indices (`plan`), the API's relation
-rules (`RELATIONS`, keyed by the `check` names its spec file uses), and how a destination element is named in
-a diff (`locate`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
+form, range, multiple and alignment, memory bounds and capacity, moving the bytes of a plan, whether a bit of a
+parameter has an effect) is generic. What differs per API is in its module: how the parameters turn into element
+indices (`plan`), the API's relation rules (`RELATIONS`, keyed by the `check` names its spec file uses), how a
+destination element is named in a diff (`locate`), and how one bit of a parameter is cleared so that the call
+stays legal (`bit_flips`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
 """
 from __future__ import annotations
 
@@ -39,6 +40,14 @@ class ApiReference(Protocol):
         """Words naming the part of the call that writes destination element `dst_element` (counted from
         the destination's start): "burst 1 (of 2), element 5". An element the call does not write is said
         to be so (the diff asks only about written ones, but must not crash on others)."""
+
+    def bit_flips(self, call: Call, field: str, bit: int) -> list[dict]:
+        """The parameters of the calls that differ from `call` in bit `bit` of `field` (a parameter, or
+        `<param>.<member>` of an array of structs, e.g. `srcSliceInfo.stride`): the bit cleared where the
+        call sets it, one per place the field occurs (each dimension of a slice), with the parameters that
+        legality ties to the field moved along (a slice's endIndex with its startIndex); [] where the bit is
+        not set. reference.bits judges each one: a legal call that moves other bytes witnesses the bit.
+        `reference.bits.scalar_flips` does it for plain parameters."""
 
 
 def module_for(api: Api) -> ApiReference:

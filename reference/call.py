@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import REGION_INDEX, SPARSE_MEMORY, Case, memory_of
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference.index import for_spec
 from ascendc_conformance.spec.model import Api, Dtype, Field, Form, Product, Reading, Spec
@@ -26,6 +26,7 @@ class Signature:
     dst_dtype: Dtype
     src_memory: str | None
     dst_memory: str | None
+    sparse: bool   # some memory has several regions (case-format extension sparse-memory)
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,12 @@ def resolve(case: Case, spec: Spec, reading: Reading | None = None) -> Call:
     index = for_spec(spec)
     src, dst = case.src, case.dst
     key = (case.product, case.api, src.position, src.dtype, dst.position, dst.dtype, tuple(case.params),
-           tuple(case.memory))
+           tuple(case.memory), case.extensions)
     signature = index.signatures.get(key)
     if signature is None:
         signature = index.signatures[key] = _signature(case, spec)
+    if signature.sparse:
+        _check_apart(case)
     api = signature.api
     for name, param in signature.form.fields.items():
         if not _plainly_typed(api, param, case.params[name]):
@@ -96,13 +99,36 @@ def _signature(case: Case, spec: Spec) -> Signature:
         if operand.dtype not in spec.dtypes:
             raise CaseError(f"case.{name}.dtype: unknown dtype {operand.dtype!r}; "
                             f"expected one of {', '.join(spec.dtypes)}")
-    for memory in case.memory:
-        if memory not in spec.memories:
-            raise CaseError(f"case.memory.{memory}: unknown memory; expected one of {', '.join(spec.memories)}")
+    for key in case.memory:
+        _check_region_key(spec, case, key)
     mixed = case.src.dtype != case.dst.dtype
     form = _form_of(api, case.params, mixed, for_spec(spec).forms_with_keys(api.name, tuple(case.params)))
     return Signature(api, product, form, spec.dtypes[case.src.dtype], spec.dtypes[case.dst.dtype],
-                     product.memory_of(case.src.position), product.memory_of(case.dst.position))
+                     product.memory_of(case.src.position), product.memory_of(case.dst.position),
+                     any(REGION_INDEX in key for key in case.memory))
+
+
+def _check_region_key(spec: Spec, case: Case, key: str) -> None:
+    """A region key is a memory's name, or with the sparse-memory extension `<memory>#<n>` (n >= 1)."""
+    memory, _, index = key.partition(REGION_INDEX)
+    if memory not in spec.memories:
+        raise CaseError(f"case.memory.{key}: unknown memory; expected one of {', '.join(spec.memories)}")
+    if key == memory:
+        return
+    if SPARSE_MEMORY not in case.extensions:
+        raise CaseError(f"case.memory.{key}: a further region of {memory} needs the case-format extension "
+                        f"{SPARSE_MEMORY} (case \"extensions\"); without it, key each memory's one region by its name")
+    if not index.isdigit() or int(index) < 1:
+        raise CaseError(f"case.memory.{key}: expected {memory}{REGION_INDEX}<n> with n = 1, 2, ...")
+
+
+def _check_apart(case: Case) -> None:
+    """The regions of one memory share no byte (sparse-memory extension)."""
+    spans = sorted((memory_of(key), region.address, region.end, key) for key, region in case.memory.items())
+    for (memory, _, end, key), (next_memory, start, _, next_key) in zip(spans, spans[1:]):
+        if memory == next_memory and start < end:
+            raise CaseError(f"case.memory.{next_key} overlaps case.memory.{key}: the regions of one memory must "
+                            "not share a byte")
 
 
 def _form_of(api: Api, params: Mapping[str, Any], mixed: bool, matches: tuple[Form, ...]) -> Form:

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from ascendc_conformance.format.case import EXTENSIONS, Case, Operand, Region, Result, decode_memory, schema
 
 # sha256 of json.dumps(schema("case-v1"), sort_keys=True): the schema the quick check mirrors.
-SCHEMA_DIGEST = "d2e6bb8fba996936c2510e8257adde0c4e8ebf937425bfffe30842df6659081b"
+SCHEMA_DIGEST = "caa7a2b023d60bd27e287e31ab20dd3df4ba6ded8f1af2ef4c2ed2af38bab1f1"
 
 
 def _digest(data: Any) -> str:

@@ -17,13 +17,13 @@ targets build them) takes the array path throughout, with identical results.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from ascendc_conformance.format.case import Region
+from ascendc_conformance.format.case import Region, memory_of, region_keys
 from ascendc_conformance.reference.call import Call
 
 # numpy types for the one conversion the APIs do (DataCopy C1 -> C2 half -> float); every other transfer
@@ -202,6 +202,8 @@ def apply(call: Call, transfer: Transfer, spans: Extents | None = None) -> dict[
     memory = dict(call.case.memory)
     if transfer.size == 0:
         return memory
+    if call.sparse:
+        return _apply_sparse(call, transfer, memory)
     src_region = memory[call.src_memory]
     dst_region = memory[call.dst_memory]
     grid = transfer.grid
@@ -340,3 +342,106 @@ def _convert(values: np.ndarray, src_size: int, dst_size: int) -> np.ndarray:
     source = np.ascontiguousarray(values).view(np.dtype(_FLOAT_BY_SIZE[src_size]).newbyteorder("<"))
     widened = source.astype(np.dtype(_FLOAT_BY_SIZE[dst_size]).newbyteorder("<"))
     return widened.view(np.uint8).reshape(-1, dst_size)
+
+
+# --- several regions per memory (case-format extension sparse-memory) ------------------------------------
+
+def regions_of(memory: Mapping[str, Region], name: str) -> list[tuple[str, Region]]:
+    """The (key, region) pairs of physical memory `name`: its one region, or its several (sparse-memory), by
+    address."""
+    return sorted(((key, region) for key, region in memory.items() if memory_of(key) == name),
+                  key=lambda item: item[1].address)
+
+
+def holders(regions: Sequence[Region], starts: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """For accesses of `size` bytes at the absolute addresses `starts` (uint64): the index of the region that
+    would hold each (the last one starting at or below it) and whether it holds it whole. Addresses are taken
+    relative to the lowest region (modular: one below it wraps far above every region)."""
+    base = regions[0].address
+    firsts = np.array([region.address - base for region in regions], dtype=np.uint64)
+    # the last start of an access the region holds whole (regions shorter than one access hold none)
+    lasts = np.array([min(region.end - size - base, 2**64 - 1) if len(region.data) >= size else 0
+                      for region in regions], dtype=np.uint64)
+    roomy = np.array([len(region.data) >= size for region in regions], dtype=bool)
+    relative = starts - np.uint64(base)
+    index = np.searchsorted(firsts, relative, side="right").astype(np.int64) - 1
+    found = np.maximum(index, 0)
+    return index, (index >= 0) & roomy[found] & (relative <= lasts[found])
+
+
+def element_starts(call: Call, operand: str, transfer: Transfer) -> np.ndarray:
+    """The absolute byte address (uint64) of every element the operand's accesses touch, in plan order."""
+    elements = transfer.elements(operand).astype(np.int64)
+    size = call.dtype(operand).size
+    return np.uint64(call.operand(operand).address) + (elements * size).astype(np.uint64)
+
+
+def uncovered(call: Call, operand: str, transfer: Transfer) -> tuple[int, int] | None:
+    """The absolute bytes [start, stop) of the first element of the operand that no region of its memory holds
+    whole (None when every one is held): the bounds check of a memory with several regions."""
+    regions = [region for _, region in regions_of(call.case.memory, call.memory(operand))]
+    starts = element_starts(call, operand, transfer)
+    if not regions:
+        return (int(starts[0]), int(starts[0]) + call.dtype(operand).size) if starts.size else None
+    _, held = holders(regions, starts, call.dtype(operand).size)
+    missing = np.flatnonzero(~held)
+    if missing.size == 0:
+        return None
+    first = int(starts[missing[0]])
+    return first, first + call.dtype(operand).size
+
+
+def covering(call: Call, transfer: Transfer) -> dict[str, Region]:
+    """The case's regions plus zero-filled ones over every byte the call touches that none holds (keyed
+    `<memory>#<n>` after the memory's own): what a target that does not check the bounds works on, without
+    filling the distance between accesses far apart."""
+    memory = dict(call.case.memory)
+    for operand in ("src", "dst"):
+        name, size = call.memory(operand), call.dtype(operand).size
+        regions = [region for _, region in regions_of(memory, name)]
+        starts = element_starts(call, operand, transfer)
+        touched = np.unique((starts[:, None] + np.arange(size, dtype=np.uint64)).ravel())
+        if regions:
+            touched = touched[~holders(regions, touched, 1)[1]]
+        if touched.size == 0:
+            continue
+        breaks = np.flatnonzero(np.diff(touched) != 1) + 1
+        pieces = [(int(run[0]), int(run[-1]) + 1) for run in np.split(touched, breaks)]
+        keys = region_keys(name, len(regions) + len(pieces) + 1)
+        used = set(memory)
+        fresh = [key for key in keys if key not in used]
+        for key, (start, stop) in zip(fresh, pieces):
+            memory[key] = Region(start, bytes(stop - start))
+    return memory
+
+
+def _apply_sparse(call: Call, transfer: Transfer, memory: dict[str, Region]) -> dict[str, Region]:
+    """`apply` where a memory has several regions: each element is read from and written into the region
+    that holds it (every one is held: the bounds were checked)."""
+    src_regions, dst_regions = regions_of(memory, call.src_memory), regions_of(memory, call.dst_memory)
+    values = _gathered(call, "src", transfer, [region for _, region in src_regions],
+                       b"".join(region.data for _, region in src_regions))
+    if call.src_dtype.name != call.dst_dtype.name:
+        values = _convert(values, call.src_dtype.size, call.dst_dtype.size)
+    image = np.frombuffer(b"".join(region.data for _, region in dst_regions), dtype=np.uint8).copy()
+    image[_offsets(call, "dst", transfer, [region for _, region in dst_regions])] = values
+    position = 0
+    for key, region in dst_regions:
+        memory[key] = Region(region.address, image[position:position + len(region.data)].tobytes())
+        position += len(region.data)
+    return memory
+
+
+def _offsets(call: Call, operand: str, transfer: Transfer, regions: Sequence[Region]) -> np.ndarray:
+    """Each accessed byte's offset in the regions' data joined in address order, shaped (elements, size)."""
+    size = call.dtype(operand).size
+    starts = element_starts(call, operand, transfer)
+    index, _ = holders(regions, starts, size)
+    joined = np.cumsum([0] + [len(region.data) for region in regions[:-1]]).astype(np.int64)
+    addresses = np.array([region.address for region in regions], dtype=np.uint64)
+    within = (starts - addresses[index]).astype(np.int64)
+    return (joined[index] + within)[:, None] + np.arange(size, dtype=np.int64)
+
+
+def _gathered(call: Call, operand: str, transfer: Transfer, regions: Sequence[Region], joined: bytes) -> np.ndarray:
+    return np.frombuffer(joined, dtype=np.uint8)[_offsets(call, operand, transfer, regions)]

@@ -12,6 +12,8 @@ certification statement.
   tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule), those
   rejected naming only other rules (`other_rule`),
   and for a rule nothing exercised, why (REASONS).
+- `bits`: per field of every selected API, the bits the run's legal cases witnessed against the bits some legal
+  call can witness, with why the others cannot (reports.bits).
 - `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
   cases that tell them apart (counts per reading and "none", one example's params each, a one-word summary),
   with the point's default, alternatives and the alternatives the reference cannot compute (and why).
@@ -29,6 +31,7 @@ from typing import Mapping
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
+from ascendc_conformance.reports.bits import BitRow, bit_rows
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.format.results import TestKind, thaw
 from ascendc_conformance.format.tags import Tag, TagKind
@@ -179,6 +182,7 @@ class Coverage:
     verdicts: Mapping[str, int]
     cases: Mapping[str, int]
     notes: tuple[str, ...] = ()
+    bits: tuple[BitRow, ...] = ()       # bit coverage per field of every selected API (reports.bits)
 
     def cells_of(self, product: str) -> tuple[Cell, ...]:
         return tuple(c for c in self.cells if c.product == product)
@@ -256,7 +260,7 @@ def build_coverage(results: RunResults, spec=None) -> Coverage:
     return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
                     cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
                     verdicts=MappingProxyType(results.verdict_counts()), cases=MappingProxyType(results.case_counts()),
-                    notes=tuple(notes))
+                    notes=tuple(notes), bits=bit_rows(results, spec, selected_products, selected_apis))
 
 
 def _resolve_products(spec, names, notes: list[str]) -> tuple[str, ...]:

@@ -5,7 +5,7 @@ Sections (element ids), in page order: certification (an outcome banner `outcome
 the statement), heatmap (one table per product of the spec, rows API + route, columns dtypes, cells coloured by
 the worst verdict; the selected products first, the others folded in a <details> `heatmap-unselected`), failures
 (an index linking to `failure-<n>`, each a <details> with its diff and replay command, the first FAILURES_OPEN
-unfolded), rules (rows `rule-<id>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
+unfolded), rules (rows `rule-<id>`), bits (the bit coverage, rows `bits-<API>-<field>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
 notes when there are any.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jinja2
 
+from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
                                                   matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER
@@ -45,4 +46,6 @@ def render_html(doc: dict) -> str:
         doc=doc, run=doc["run"], cert=doc["certification"], coverage=coverage, tables=matrix_tables(coverage),
         symbols=symbols, verdict_names=verdict_names, failures_open=FAILURES_OPEN,
         failure_anchor={f["test_id"]: f"failure-{index}" for index, f in enumerate(doc["failures"], start=1)},
-        readings_intro=READINGS_INTRO, readings_columns=READINGS_COLUMNS, readings=reading_rows(coverage["disputed"]))
+        readings_intro=READINGS_INTRO, readings_columns=READINGS_COLUMNS, readings=reading_rows(coverage["disputed"]),
+        bits_intro=BITS_INTRO, bits_columns=BITS_COLUMNS, bits=[row_cells(row) for row in coverage.get("bits", ())],
+        bits_summary=coverage.get("bits_summary"))

@@ -2,7 +2,7 @@
 
 `build_report(results, spec=None, report_dir=None)` turns a RunResults into a plain JSON-able dict that
 validates against reports/schema/report-v1.schema.json: run metadata (start, end, machine, shards),
-the certification statement, verdict totals, coverage (path matrix, rules, disputed points), failures with
+the certification statement, verdict totals, coverage (path matrix, rules, disputed points, bit coverage), failures with
 their diffs, replay files and replay commands, waivers used / unmatched, every test, and notes.
 `render_json(doc)` is its text; `validate_report(doc)` checks it against the schema.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import ascendc_conformance
+from ascendc_conformance.reports.bits import bits_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
@@ -180,6 +181,8 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
             "rules_summary": coverage.rules_summary(),
             "rules": [row.to_json() for row in coverage.rules],
             "disputed": [row.to_json() for row in coverage.disputes],
+            "bits_summary": bits_summary(coverage.bits),
+            "bits": [row.to_json() for row in coverage.bits],
         },
         "failures": failures,
         "failure_groups": failure_groups(failures),

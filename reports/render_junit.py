@@ -6,8 +6,9 @@
 - skipped, not-supported and waived: <skipped message="..."> (a waiver names its reason and link);
 - pass and disputed: a passing testcase (a disputed test notes the readings followed in <system-out>).
 
-Every <testsuite>'s properties name the run's reading and, per disputed point, which reading the target
-follows (`reading-followed:<point>`: the summary word, the counts, an example and what is not computed).
+Every <testsuite>'s properties name the run's reading, per disputed point which reading the target follows
+(`reading-followed:<point>`: the summary word, the counts, an example and what is not computed), and per field
+its bit coverage (`bits:<API>.<field>`: witnessed / reachable bits, the missing ones, the unreachable ones and why).
 
 Built with xml.etree (escaping done by it); characters XML 1.0 cannot hold (e.g. control bytes of a
 target's stderr) are replaced first.
@@ -19,6 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.reports.bits import row_cells
 from ascendc_conformance.reports.coverage import reading_rows
 
 KIND_ORDER = (TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)
@@ -68,6 +70,11 @@ def render_junit(doc: dict) -> str:
             ET.SubElement(properties, "property", name=xml_text(f"reading-followed:{point}"),
                           value=xml_text(f"{follows} ({counts or 'no discriminating case'}; run's reading "
                                          f"{run_reading}; example {example}; not computed: {missing})"))
+        for row in doc["coverage"].get("bits", ()):
+            api, field, documented, summary, missing, unreachable = row_cells(row)
+            ET.SubElement(properties, "property", name=xml_text(f"bits:{api}.{field}"),
+                          value=xml_text(f"{summary} reachable bits witnessed (documented {documented}); missing: "
+                                         f"{missing}; unreachable: {unreachable}"))
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
             verdict = Outcome.parse(test["verdict"])

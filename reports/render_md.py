@@ -1,16 +1,17 @@
 """report.md from the report document: certification statement, verdict totals, per-product coverage, rule table,
-disputed points, failures (message, diff, replay command), waivers and notes. Tables are tabulate's
+bit coverage, disputed points, failures (message, diff, replay command), waivers and notes. Tables are tabulate's
 GitHub-flavoured pipe tables."""
 from __future__ import annotations
 
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 
-SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Disputed points", "Failures",
-            "Waivers")
+SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Bit coverage", "Disputed points",
+            "Failures", "Waivers")
 
 
 def _cell(value: object) -> str:
@@ -112,6 +113,13 @@ def render_md(doc: dict) -> str:
     out += [_table(rows, ["rule", "status", "kind", "legal hits", "boundary hits", "rejected",
                           "rejected for another rule", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]
+
+    out += ["## Bit coverage", "", BITS_INTRO, ""]
+    if coverage.get("bits_summary"):
+        bits = coverage["bits_summary"]
+        out += [f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
+                f"{bits['fields']} fields complete.", ""]
+    out += [_table([row_cells(row) for row in coverage.get("bits", ())], list(BITS_COLUMNS)), ""]
 
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
     out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]

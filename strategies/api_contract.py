@@ -5,13 +5,16 @@ ranges of every field (strategies.context), the faults of the rule kinds route, 
 alignment, bounds and capacity (strategies.faults), the boundary pairs of range rules (strategies.boundaries).
 What differs per API is in its module, an `ApiStrategies`: how its legal parameters are drawn so that the call
 fits the product's memories (`draw_params`, `reachable`, `smallest_params`), which bytes any call touches
-(`footprint`), and the edits that break its relation rules and draw the cases its disputed semantics decide
-(`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that strategies.faults turns into fault tests.
+(`footprint`), what a field needs to have an effect (`field_effect`: boundary tests pin it beside a bound,
+strategies.bits beside a value with one bit set), and the edits that break its relation rules and draw the
+cases its disputed semantics decide (`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that
+strategies.faults turns into fault tests.
 `module_for(api)` finds the module of an API and checks it against the contract.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dc_field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ascendc_conformance.spec.implementations import implementation
@@ -37,6 +40,16 @@ class FaultPlan:
     contexts: tuple[PathContext, ...]
     edit: Edit | None = None
     pinned: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class FieldEffect:
+    """What a call of a path needs for one field to have an effect on the bytes it moves: `pins` for other
+    fields (two bursts for a gap, two repeats for a stride), and `floor`, the field's smallest legal value
+    under them (a destination row stride no shorter than the row)."""
+
+    pins: Mapping[str, int] = dc_field(default_factory=lambda: MappingProxyType({}))
+    floor: int = 0
 
 
 FaultPlanner = Callable[[Rule, Sequence[PathContext]], "list[FaultPlan]"]
@@ -73,6 +86,13 @@ class ApiStrategies(Protocol):
         """The bytes any call with `params` touches, legal or not (a faulty negative stride reaches below the
         operand's start), relative to each operand's start, under the default reading (with the other
         reading's destination bytes where a disputed point writes more)."""
+
+    def field_effect(self, ctx: PathContext, field: str) -> FieldEffect | None:
+        """What `field` (a parameter, or `<param>.<member>` of an array of structs) needs to have an effect on
+        what a call of `ctx` moves: the values to pin for other fields (pins that `draw_params` and
+        `reachable` take) and the field's smallest legal value under them; None when it has none on `ctx`
+        (not a field of ctx's form, or one the product ignores). A value with a bit set, pinned with these,
+        witnesses the bit where it fits (strategies.bits asks the reference)."""
 
     def smallest_params(self, ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
         """The smallest parameters of `ctx` with the `pinned` values, memories disregarded, to say by how many

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from hypothesis import reject
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.case import DETACHED_TENSOR
+from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARSE_MEMORY
 from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
@@ -64,15 +64,19 @@ def finish(draw, d: Draft, zero_fill: bool = False) -> dict:
             "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},
             "dst": {"position": ctx.dst, "dtype": ctx.dst_dtype.name, "address": d.addresses["dst"]},
             "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans, zero_fill)}
-    if ctx.detached:
-        case["extensions"] = [DETACHED_TENSOR]
+    needed = [name for name, needs in ((DETACHED_TENSOR, ctx.detached),
+                                       (SPARSE_MEMORY, any(REGION_INDEX in key for key in d.spans))) if needs]
+    if needed:
+        case["extensions"] = needed
     case["tags"] = [tags.path(ctx.label), tags.form(ctx.form), *_rule_tags(ctx, d.params), *d.tags]
     return case
 
 
 def extensions_of(ctxs) -> frozenset[str]:
-    """The case-format extensions the cases drawn for these contexts need."""
-    return frozenset({DETACHED_TENSOR}) if any(ctx.detached for ctx in ctxs) else frozenset()
+    """The case-format extensions the cases drawn for these contexts may need (a sparse context's case needs
+    sparse-memory only when its GM accesses lie far apart; the test is sent only to targets announcing it)."""
+    return frozenset(name for name, flag in ((DETACHED_TENSOR, "detached"), (SPARSE_MEMORY, "sparse"))
+                     if any(getattr(ctx, flag) for ctx in ctxs))
 
 
 def _rule_tags(ctx: PathContext, params: dict) -> list[str]:

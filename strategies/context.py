@@ -39,6 +39,8 @@ class PathContext(ShortRepr):
     unbounded: bool = False                 # memories without limit: companions of an inseparable fault
     detached: bool = False                  # GM regions may leave out the tensor start (case extension)
     limits: Limits = Limits()               # what the target declares: legal draws stay within it
+    sparse: bool = False                    # GM may have several regions (case extension sparse-memory)
+    strict: bool = False                    # a pseudo-path: operands aligned as strictly as any API asks (faults)
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -76,6 +78,21 @@ class PathContext(ShortRepr):
         outside them (the "detached-tensor" case extension)."""
         return dataclasses.replace(self, detached=True)
 
+    def aligning_strictly(self) -> "PathContext":
+        """The same path with every operand aligned as strictly as any alignment rule of any API asks for its
+        memory: a route, product, dtype or form fault must not also break an alignment that a target checking
+        another API's rules, or following another reading, would apply there."""
+        return dataclasses.replace(self, strict=True)
+
+    def sparsing(self) -> "PathContext":
+        """The same path whose GM accesses may lie in several regions, each within the GM window (the
+        "sparse-memory" case extension): bursts far apart cost only their bytes."""
+        return self._sparse
+
+    @cached_property
+    def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
+        return dataclasses.replace(self, sparse=True)
+
     @property
     def documented(self) -> bool:
         """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault)."""
@@ -96,11 +113,14 @@ class PathContext(ShortRepr):
         dtype = self.src_dtype.name if self.src_dtype == self.dst_dtype else f"{self.src_dtype.name}->{self.dst_dtype.name}"
         return f"{self.product.id}-{self.api.name}-{self.src}->{self.dst}-{dtype}"
 
+    @cached_property
+    def _memories(self) -> dict[str, str | None]:
+        return {"src": self.product.memory_of(self.src), "dst": self.product.memory_of(self.dst)}
+
     def memory(self, operand: str) -> str:
-        position = self.src if operand == "src" else self.dst
-        memory = self.product.memory_of(position)
+        memory = self._memories[operand]
         if memory is None:
-            raise Unreachable(f"{position} has no physical memory on {self.product.id}")
+            raise Unreachable(f"{self.position(operand)} has no physical memory on {self.product.id}")
         return memory
 
     def dtype(self, operand: str) -> Dtype:
@@ -181,15 +201,21 @@ class PathContext(ShortRepr):
         return {operand: self._strictest_alignment(operand) for operand in ("src", "dst")}
 
     def alignment(self, operand: str) -> int:
-        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) or the
-        target's declared limits ask for."""
+        """The strictest start alignment any alignment rule (documented, disputed or vendor-only) of the API or
+        the target's declared limits ask for; of any API, for the operand's memory, on a strict context
+        (aligning_strictly)."""
         return self._alignments[operand]
 
     def _strictest_alignment(self, operand: str) -> int:
         position, dtype = self.position(operand), self.dtype(operand)
+        memory = self.product.memory_of(position)
+        declared = self.limits.alignment(self.api.name, operand, position, memory)
+        if self.strict:   # every API's rules, for any operand and product, on any position of the same memory
+            places = [p for p in self.spec.positions if p == position or memory and self.product.memory_of(p) == memory]
+            return math.lcm(declared, *(rule.alignment(dtype) for rule in self.spec.rules.values()
+                                        if rule.kind is RuleKind.ALIGNMENT and any(rule.where.covers(p) for p in places)))
         aligns = [rule.alignment(dtype) for rule in self.rules()
                   if rule.kind is RuleKind.ALIGNMENT and operand in rule.operands and rule.where.covers(position)]
-        declared = self.limits.alignment(self.api.name, operand, position, self.product.memory_of(position))
         return math.lcm(declared, *aligns)
 
     def relation_args(self, check: str) -> dict:

@@ -52,20 +52,61 @@ class Problem:
 
 
 # One size class per case, shared by every biased draw of that case (st.shared keys it to the example): most
-# cases are small (cheap to move, and where shrinking ends), a quarter range freely up to capacity.
-WIDE_CASE = st.shared(st.integers(0, 3).map(lambda n: n == 3), key="strategies.draw.WIDE_CASE")
+# cases are small (cheap to move, and where shrinking ends), one in eight is wide (its values from any bit band
+# up to capacity). Each test drawing from its own seed (runner.seeds), a ci run has about that many wide cases;
+# the boundary and reach tests pin the largest values.
+WIDE_CASE = st.shared(st.integers(0, 7).map(lambda n: n == 7), key="strategies.draw.WIDE_CASE")
 SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
 
 
-@lru_cache(maxsize=4096)
-def biased_integers(low: int, high: int) -> st.SearchStrategy[int]:
-    """Small values in a small case; in a wide case small values, anything in range or the top of it.
+def bit_bands(low: int, high: int) -> list[tuple[int, int]]:
+    """[low, high] (low >= 0) cut where the highest set bit changes: [0, 0], [1, 1], [2, 3], [4, 7], ... A value
+    drawn from a band drawn uniformly sets each bit of the range's top one as often as any other: a field kept
+    in too few bits, or read as signed, shows only where its high bits are set."""
+    found, start = [], low
+    while start <= high:
+        stop = min(high, (1 << start.bit_length()) - 1) if start else 0
+        found.append((start, stop))
+        start = stop + 1
+    return found
 
-    Kept per (low, high): a new strategy object is validated by Hypothesis on its first draw, which cost
-    more than the draw itself when every field of every case built its own."""
-    small = st.integers(low, min(high, low + 8))
-    wide = st.one_of(small, st.integers(low, high), st.just(high))
-    return WIDE_CASE.flatmap(lambda is_wide: wide if is_wide else small)
+
+# How a wide case draws a value, by a drawn number of WAYS (shrinking goes to SMALL): a quarter small, half from a
+# bit band, an eighth all ones, an eighth the top. The reach and boundary tests pin the largest values already;
+# the legal tests' wide cases spread over the bands, which also keeps their size (the run's time) moderate.
+WAYS = (*["small"] * 2, *["band"] * 4, "ones", "top")
+
+
+def all_ones(low: int, high: int) -> int:
+    """The largest value of [low, high] whose bits below its highest one are all set (2**k - 1), else high:
+    clearing any one of its bits gives another value of the range, so it witnesses every bit at once."""
+    ones = (1 << (high + 1).bit_length() - 1) - 1 if high >= 0 else high
+    return ones if ones >= low else high
+
+
+def biased(draw, low: int, high: int, label: str, banded: bool = True, wide: bool | None = None) -> int:
+    """Small values in a small case; in a wide case a small value, a value of a drawn bit band (bit_bands: most
+    often near its top, where the lower bits are set too), the largest value with every lower bit set
+    (all_ones), or the top of the range. `banded=False` draws uniformly instead of by bands and bits
+    (addresses, whose bits no rule is about).
+
+    Every strategy drawn from is a plain st.integers, which Hypothesis keeps per bounds: a strategy built per
+    call (a one_of over the bands of a range that changes from case to case) would be validated on every draw,
+    which costs far more than the draw. `wide` overrides the case's size class (a far slice, whatever the case)."""
+    if not (draw(WIDE_CASE) if wide is None else wide):
+        return draw(st.integers(low, min(high, low + 8)), label=label)
+    way = WAYS[draw(st.integers(0, len(WAYS) - 1), label=f"{label}: small, band, ones or top")]
+    if way == "small":
+        return draw(st.integers(low, min(high, low + 8)), label=label)
+    if way == "top":
+        return high
+    if not banded or low < 0:   # addresses, or a range around a faulty negative value: no bits to speak of
+        return draw(st.integers(low, high), label=label)
+    if way == "ones":
+        return all_ones(low, high)
+    bands = bit_bands(low, high)
+    bottom, top = bands[draw(st.integers(0, len(bands) - 1), label=f"{label}: bit band")]
+    return top - draw(st.integers(0, top - bottom), label=label)
 
 
 @lru_cache(maxsize=1024)
@@ -97,5 +138,5 @@ def draw_fields(draw, fields: Sequence[FieldRange], fits: Callable[[dict], bool]
     free = tuple(field for field in fields if field.name not in pinned)
     for field in draw(_orders(free), label="draw order"):
         top = largest_fitting(field, values, fits)
-        values[field.name] = draw(biased_integers(field.low, top), label=field.name)
+        values[field.name] = biased(draw, field.low, top, field.name)
     return values

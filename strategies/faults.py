@@ -1,7 +1,8 @@
 """Cases that break one rule: single-fault illegal cases, and the cases a disputed point decides.
 
 Each `Fault` starts from a legal draft (of a documented path, or of a pseudo-path whose only flaw is its
-route, dtype or form) and edits exactly one thing. For a documented rule the reference must reject the
+route, dtype or form, its operands aligned as strictly as any API asks for their memories) and edits exactly
+one thing. For a documented rule the reference must reject the
 case naming exactly that rule; for a disputed or vendor-only rule the outcome must depend on it. Rules
 whose outcome the documents leave open (status unspecified) are never generated.
 
@@ -178,11 +179,7 @@ def _within_memories(draw, d: Draft) -> None:
     back into the product's memories: operands at their lowest addresses, regions cut at the capacity (or
     the GM window)."""
     d.ctx = d.ctx.bounded()
-    d.addresses = {op: -(-layout.reach(d.extents, op)[0] // d.ctx.alignment(op)) * d.ctx.alignment(op)
-                   for op in ("src", "dst")}
-    if d.ctx.shared_memory:
-        d.addresses["dst"] += d.addresses["src"] + layout.reach(d.extents, "src")[1]
-        d.addresses["dst"] = -(-d.addresses["dst"] // d.ctx.alignment("dst")) * d.ctx.alignment("dst")
+    d.addresses = layout.lowest_addresses(d.ctx, d.extents)
     d.spans = {memory: (start, min(stop, start + d.ctx.span_limit(memory)))
                for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
@@ -242,7 +239,7 @@ def _pseudo_routes(spec: Spec, api: str, product: str) -> list[PathContext]:
         sorted({p.src_dtype for p in spec.paths(api=api) if p.src_dtype == p.dst_dtype})
     form = next(name for name, form in spec.apis[api].forms.items() if not form.mixed_dtypes)
     placed = [pos for pos in spec.positions if spec.product(product).memory_of(pos)]
-    return [PathContext.make(spec, product, api, src, dst, dtype, dtype, form)
+    return [PathContext.make(spec, product, api, src, dst, dtype, dtype, form).aligning_strictly()
             for src in placed for dst in placed if not spec.has_route(api, product, src, dst)
             for dtype in dtypes]
 
@@ -259,7 +256,7 @@ def _dtype(spec, rule, api, paths, products):
                             for f in p.forms})
             for dtype in spec.dtypes:
                 if (dtype, dtype) not in documented and forms:
-                    ctxs.append(PathContext.make(spec, product, api, *route, dtype, dtype, forms[0]))
+                    ctxs.append(PathContext.make(spec, product, api, *route, dtype, dtype, forms[0]).aligning_strictly())
     return [Fault(rule, "undocumented-dtype", tuple(ctxs))]
 
 
@@ -269,7 +266,7 @@ def _form(spec, rule, api, paths, products):
         documented_keys = [set(spec.apis[api].forms[f].fields) for f in path.forms]
         for name, form in spec.apis[api].forms.items():
             if name not in path.forms and set(form.fields) not in documented_keys:
-                ctxs.append(PathContext.of(spec, path, name))
+                ctxs.append(PathContext.of(spec, path, name).aligning_strictly())
     return [Fault(rule, "undocumented-form", tuple(ctxs))]
 
 

@@ -5,6 +5,7 @@ from typing import Iterable, Sequence
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import SPARSE_MEMORY
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path, Spec
 from ascendc_conformance.strategies.cases import draft, finish
@@ -37,6 +38,15 @@ def _context(spec: Spec, path: Path, form: str) -> PathContext:
     if context is None:
         context = _CONTEXTS[key] = PathContext.of(spec, path, form)
     return context
+
+
+def extended(ctxs: Sequence[PathContext], extensions: Iterable[str]) -> tuple[PathContext, ...]:
+    """The contexts as a target's case-format extensions let them be drawn: with sparse-memory, GM accesses may
+    lie far apart, each stretch in a region of its own (a gap or stride in its top bits costs only its bursts).
+    A target without it is sent the cases it always was."""
+    if SPARSE_MEMORY not in set(extensions):
+        return tuple(ctxs)
+    return tuple(ctx.sparsing() if ctx.touches_gm else ctx for ctx in ctxs)
 
 
 @st.composite

@@ -89,11 +89,26 @@ def encode_memory(memory: Mapping[str, Region]) -> dict:
     return {name: region.to_json() for name, region in memory.items()}
 
 
-# Case-format extension: a GM operand's start address may lie outside its region (the region covers only the
-# bytes the call touches). Cases that need it say so in "extensions"; they go only to targets whose hello
+# Case-format extensions. Cases that need one say so in "extensions"; they go only to targets whose hello
 # announces it.
+# detached-tensor: a GM operand's start address may lie outside its region (the region covers only the bytes
+# the call touches).
 DETACHED_TENSOR = "detached-tensor"
-EXTENSIONS = (DETACHED_TENSOR,)
+# sparse-memory: a memory may have several regions, keyed `<memory>` (the lowest) and `<memory>#<n>` (n = 1, 2,
+# ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
+SPARSE_MEMORY = "sparse-memory"
+EXTENSIONS = (DETACHED_TENSOR, SPARSE_MEMORY)
+REGION_INDEX = "#"   # separates a memory's name from the index of one of its further regions
+
+
+def memory_of(key: str) -> str:
+    """The physical memory a region of a case's `memory` is of: `GM` for the keys `GM` and `GM#2`."""
+    return key.partition(REGION_INDEX)[0]
+
+
+def region_keys(memory: str, count: int) -> list[str]:
+    """The keys of `count` regions of one memory, in address order (`GM`, `GM#1`, `GM#2`, ...)."""
+    return [memory if index == 0 else f"{memory}{REGION_INDEX}{index}" for index in range(count)]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,9 @@ One JSON object per line, discriminated by "record":
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
-               "replay_command": str|null, "case": {case_summary}, "cases": n}, ...]}
+               "replay_command": str|null, "case": {case_summary}, "cases": n}, ...],
+   "bits": {"<API>": {"<field>": [bit, ...]}}}   (optional: the bits of the parameters its legal cases witnessed
+   first in their process, reference.bits; a record without it witnessed none)
   The fields message, diff, replay, replay_command and case are those of the first cause (records written
   before causes were recorded have no "causes": their one cause is derived from those fields).
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
@@ -223,6 +225,8 @@ class TestRecord:
     case: Mapping | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
     causes: tuple[Mapping, ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
+    bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
+    # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
@@ -277,7 +281,9 @@ class TestRecord:
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
                    other_rule=int(record.get("other_rule") or 0),
                    case=freeze(record.get("case")) if record.get("case") else None,
-                   causes=freeze(list(record.get("causes") or ())), **extra)
+                   causes=freeze(list(record.get("causes") or ())),
+                   bits=freeze({api: {name: tuple(sorted(found)) for name, found in fields.items()}
+                                for api, fields in (record.get("bits") or {}).items()}), **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, Region, decode_memory
+from ascendc_conformance.format.case import Case, Region, decode_memory, memory_of
 from ascendc_conformance.reference.explain import Explanation, explain
 from ascendc_conformance.spec.model import Reading
 
@@ -96,7 +96,8 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
                 explanation: Explanation | None = None, *, max_runs: int = MAX_RUNS) -> Diff:
     """Compare `actual` with `expected`, classing each run with the pre-call image `before` and the bytes the
     call writes (`explanation`, a reference.explain.Explanation; without it every difference counts as
-    written-outside). The three images must have the same regions at the same addresses and sizes."""
+    written-outside). The three images must have the same regions at the same addresses and sizes; a memory
+    may have several (`GM`, `GM#1`, ...: the sparse-memory extension), each diffed on its own."""
     if set(expected) != set(actual) or set(expected) != set(before):
         raise ValueError(f"region names differ: before {sorted(before)}, expected {sorted(expected)}, "
                          f"actual {sorted(actual)}")
@@ -113,7 +114,7 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         old, want, got = (np.frombuffer(r.data, dtype=np.uint8) for r in regions)
         offsets = None
         written = np.zeros(want.size, dtype=bool)
-        if explanation is not None and explanation.dst_memory == name:
+        if explanation is not None and explanation.dst_memory == memory_of(name):   # a region of the destination
             offsets = (explanation.dst_addresses - np.uint64(address)).astype(np.int64)   # below: negative
             offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
             written[offsets.ravel()] = True
@@ -125,8 +126,8 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         byte_counts += np.bincount(classes[differs], minlength=len(CLASSES))
         run_counts += np.bincount(kinds, minlength=len(CLASSES))
         for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
-            location = explanation.locate(address + start, name) if explanation is not None else ""
-            misplaced = (_misplacement(want, got[start:stop], address, start, explanation, name)
+            location = explanation.locate(address + start, memory_of(name)) if explanation is not None else ""
+            misplaced = (_misplacement(want, got[start:stop], address, start, explanation, memory_of(name))
                          if len(runs) < RENDER_RUNS and kind in (OUTSIDE, WRONG) else "")
             runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
                             _hex(got[start:stop]), location, int(differing[stop] - differing[start]), misplaced))
@@ -228,18 +229,18 @@ def _runs(classes: np.ndarray, written: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def _misplacement(want: np.ndarray, got: np.ndarray, address: int, start: int, explanation: Explanation | None,
-                  name: str) -> str:
+                  memory: str) -> str:
     """Where the bytes of a run belong, when they are bytes the call writes elsewhere: "burst 1 (of 2),
     element 0 written 32 B before where it belongs". Found by looking the run's first bytes (at least
     MISPLACED_BYTES, random data does not repeat by chance) up in the expected image of the region."""
-    if explanation is None or explanation.dst_memory != name or got.size < MISPLACED_BYTES:
+    if explanation is None or explanation.dst_memory != memory or got.size < MISPLACED_BYTES:
         return ""
     found = want.tobytes().find(got[:4 * MISPLACED_BYTES].tobytes())
     if found < 0 or found == start or not explanation.writes(address + found):
         return ""
     distance = found - start
     side = "before" if distance > 0 else "after"
-    return f"{explanation.locate(address + found, name)} written {abs(distance)} B {side} where it belongs"
+    return f"{explanation.locate(address + found, memory)} written {abs(distance)} B {side} where it belongs"
 
 
 def _hex(data: np.ndarray) -> str:

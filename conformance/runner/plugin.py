@@ -27,7 +27,7 @@ except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backpor
 
 from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.runner import options
+from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
@@ -213,6 +213,14 @@ def _target_failures(error: BaseException) -> bool:
     if isinstance(error, BaseExceptionGroup):
         return all(_target_failures(member) for member in error.exceptions)
     return isinstance(error, ConformanceFailure)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds)."""
+    session = item.config.stash.get(SESSION_KEY, None)
+    if session is not None and item.name in session.planned:
+        seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 
 @pytest.fixture

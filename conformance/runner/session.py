@@ -23,6 +23,7 @@ from ascendc_conformance.format import replay
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S, RUN_SHRINK_SECONDS, SHRINK_SECONDS, TARGET_TEXT_CHARS
 from ascendc_conformance.runner import options, waivers
+from ascendc_conformance.runner.bits import BitWitnesses
 from ascendc_conformance.runner.options import OptionError, RunOption
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
 from ascendc_conformance.format.limits import Limits
@@ -139,6 +140,7 @@ class CheckRecord(ShortRepr):
     calls: int = 0                    # cases handed to RunSession.check
     started: float = field(default_factory=time.monotonic)
     shrink_started: float | None = None   # when the first call past the budget came
+    bits: dict = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -233,7 +235,8 @@ class CheckRecord(ShortRepr):
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
             skipped_reason=self.skipped_reason, other_rule=self.other_rule,
             case=freeze(first.summary) if first else None,
-            causes=freeze([state.to_json() for state in ranked]))
+            causes=freeze([state.to_json() for state in ranked]),
+            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))
 
 
 def _bits(value) -> int:
@@ -307,6 +310,11 @@ class RunSession:
     def reading(self) -> Reading:
         """The reading the run certifies under (ReadingError for words naming no known point or alternative)."""
         return self.spec.reading(self.settings.reading)
+
+    @cached_property
+    def witnesses(self) -> BitWitnesses:
+        """The bits of the parameters this process's legal cases witness (runner.bits)."""
+        return BitWitnesses(self.spec, self.reading)
 
     @property
     def target(self) -> Target:
@@ -518,6 +526,7 @@ class RunSession:
             verdict = self._waived(record, verdict, expected)
         if counted:
             record.add(verdict, case)
+            self.witnesses.note(record.bits, case, expected)
         if not verdict.is_failure:
             return None
         summary = case_summary(case)

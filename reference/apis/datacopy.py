@@ -10,6 +10,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
+from ascendc_conformance.reference.bits import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule, TransferUnits, UnitsCondition
@@ -98,3 +99,6 @@ def locate(call: Call, dst_element: int) -> str:
     bursts = call.params["blockCount"]
     burst, within = divmod(index, total // bursts)
     return f"burst {burst} (of {bursts}), element {within}"
+
+
+bit_flips = scalar_flips   # plain parameters: a bit is cleared on its own

@@ -9,6 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
+from ascendc_conformance.reference.bits import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -59,3 +60,6 @@ def locate(call: Call, dst_element: int) -> str:
         return f"dst element {dst_element}, which the call does not write"
     matrix, row, column = np.unravel_index(int(hits[0]), (p["ndNum"], p["nValue"], p["dValue"]))
     return f"matrix {matrix}, row {row}, column {column}"
+
+
+bit_flips = scalar_flips   # plain parameters: a bit is cleared on its own

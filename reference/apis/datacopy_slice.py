@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
+from ascendc_conformance.reference.bits import MEMBER
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -214,3 +215,52 @@ def locate(call: Call, dst_element: int) -> str:
     if rows:
         return "row (" + ", ".join(f"j{d}={j}" for d, j in enumerate(rows, start=1)) + f"), {text}"
     return text
+
+
+def bit_flips(call: Call, field: str, bit: int) -> list[dict]:
+    """Clear one bit of dimValue (the outer dimensions go with it) or of a SliceInfo member, in each dimension
+    of the operand that sets it, keeping every slice count: a startIndex, endIndex or stride moves endIndex
+    (and for endIndex, startIndex) along so that the slices keep their number and length; a dimension-0
+    burstLen changes on both operands (they must be equal), their endIndex with it; a shapeValue changes alone."""
+    params, delta = call.params, 1 << bit
+    if field == "dimValue":
+        dims = params["dimValue"]
+        if not dims >> bit & 1:
+            return []
+        kept = dims - delta
+        return [{**params, "dimValue": kept, **{key: params[key][:kept] for _, key in OPERANDS}}]
+    key, _, member = field.partition(MEMBER)
+    slices = _slices(call)
+    flips = []
+    for d, info in enumerate(params[key]):
+        if not info[member] >> bit & 1:
+            continue
+        if member == "burstLen":
+            if d:   # 1 in every outer dimension: cleared, it is 0 (illegal), nothing to keep
+                flips.append(_with_info(params, key, d, burstLen=info["burstLen"] - delta))
+                continue
+            elements = delta * call.api.constant("datablock_bytes") // call.src_dtype.size
+            changed = dict(params)
+            for operand, other_key in OPERANDS:
+                first = params[other_key][0]
+                count = slices[operand].counts[0] if slices[operand].counts else 0
+                changed = _with_info(changed, other_key, 0, burstLen=first["burstLen"] - delta,
+                                     endIndex=first["endIndex"] - count * elements)
+            flips.append(changed)
+            continue
+        moved = {"startIndex": {"startIndex": -delta, "endIndex": -delta},
+                 "endIndex": {"startIndex": -delta, "endIndex": -delta},
+                 "shapeValue": {"shapeValue": -delta}}.get(member)
+        if member == "stride":
+            operand = "src" if key == OPERANDS[0][1] else "dst"
+            counts = slices[operand].counts
+            moved = {"stride": -delta, "endIndex": -delta * max((counts[d] if d < len(counts) else 1) - 1, 0)}
+        flips.append(_with_info(params, key, d, **{name: info[name] + change for name, change in moved.items()}))
+    return flips
+
+
+def _with_info(params: Mapping, key: str, dimension: int, **changes: int) -> dict:
+    """`params` with some members of `key`[dimension] changed."""
+    infos = [dict(info) for info in params[key]]
+    infos[dimension].update(changes)
+    return {**params, key: infos}

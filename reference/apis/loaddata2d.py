@@ -11,6 +11,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
+from ascendc_conformance.reference.bits import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -90,3 +91,6 @@ def locate(call: Call, dst_element: int) -> str:
     columns = call.api.constant("transpose_side") if params["ifTranspose"] else max(32 // size, 1)
     row, column = divmod(within, columns)
     return f"repeat {repeat} (fractal slot {slot}), element (r {row}, c {column})"
+
+
+bit_flips = scalar_flips   # plain parameters: a bit is cleared on its own

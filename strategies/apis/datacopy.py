@@ -7,10 +7,10 @@ from typing import Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule, UnitsCondition
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
-from ascendc_conformance.strategies.layout import Extents, fits
+from ascendc_conformance.strategies.layout import Extents, Pattern, fits
 
 STRUCT_FIELDS = ("blockCount", "blockLen", "srcGap", "dstGap")
 
@@ -21,10 +21,19 @@ def _count_extents(ctx: PathContext, count: int) -> Extents:
     return Extents((0, moved), (0, moved // ctx.src_dtype.size * ctx.dst_dtype.size))
 
 
-def _burst_extent(count: int, burst: int, gap: int, gap_bytes: int, start_to_start: bool) -> tuple[int, int]:
-    """[low, high) bytes of `count` bursts; a (faulty) negative gap may put later bursts below the first."""
-    reach = (count - 1) * (gap * gap_bytes if start_to_start else burst + gap * gap_bytes)
+def _burst_extent(count: int, burst: int, pitch: int) -> tuple[int, int]:
+    """[low, high) bytes of `count` bursts `pitch` bytes apart (start to start); a (faulty) negative gap may
+    put later bursts below the first."""
+    reach = (count - 1) * pitch
     return min(reach, 0), max(reach, 0) + burst
+
+
+def _pitch(burst: int, gap: int, gap_bytes: int, start_to_start: bool) -> int:
+    return gap * gap_bytes if start_to_start else burst + gap * gap_bytes
+
+
+def _bursts(count: int, burst: int, pitch: int) -> Pattern | None:
+    return Pattern(0, burst, ((count, pitch),)) if pitch >= 0 else None
 
 
 def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
@@ -33,9 +42,12 @@ def params_extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     src_burst = units.block_bytes * params["blockLen"]
     dst_burst = src_burst // ctx.src_dtype.size * ctx.dst_dtype.size
     count = params["blockCount"]
-    return Extents(
-        _burst_extent(count, src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start),
-        _burst_extent(count, dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start))
+    src_pitch = _pitch(src_burst, params["srcGap"], units.src_gap.bytes, units.src_gap.start_to_start)
+    dst_pitch = _pitch(dst_burst, params["dstGap"], units.dst_gap.bytes, units.dst_gap.start_to_start)
+    if not ctx.sparse:   # only a sparse case needs the bursts in detail
+        return Extents(_burst_extent(count, src_burst, src_pitch), _burst_extent(count, dst_burst, dst_pitch))
+    return Extents(_burst_extent(count, src_burst, src_pitch), _burst_extent(count, dst_burst, dst_pitch),
+                   src_pattern=_bursts(count, src_burst, src_pitch), dst_pattern=_bursts(count, dst_burst, dst_pitch))
 
 
 def _dst_gap_floor(ctx: PathContext, params: Mapping[str, int]) -> int:
@@ -89,6 +101,22 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
 
 def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
     return problem(ctx, pinned).smallest()
+
+
+GAPS = ("srcGap", "dstGap")   # what lies between bursts: an effect only with a second burst
+
+
+def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
+    if field not in ctx.api.forms[ctx.form].fields:
+        return None
+    low = ctx.field_range(field)[0]
+    if field == "count":   # count_fills_unit: at least one route unit
+        return FieldEffect(floor=max(low, -(-ctx.api.units_for(ctx.dst).count_round_bytes // ctx.src_dtype.size)))
+    if field not in GAPS:
+        return FieldEffect(floor=low)
+    two = {"blockCount": 2}
+    floor = _dst_gap_floor(ctx, {**two, "blockLen": ctx.field_range("blockLen")[0]}) if field == "dstGap" else 0
+    return FieldEffect(two, max(low, floor))
 
 
 # --- faults ------------------------------------------------------------------------------------------

@@ -7,10 +7,10 @@ from typing import Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, never_generated
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect, never_generated
 from ascendc_conformance.strategies.context import PathContext
-from ascendc_conformance.strategies.draw import FieldRange, Problem, biased_integers
-from ascendc_conformance.strategies.layout import Extents, fits
+from ascendc_conformance.strategies.draw import FieldRange, Problem, biased
+from ascendc_conformance.strategies.layout import Extents, Pattern, fits
 
 # Drawn variables: dValue in whole 16-column blocks, and the two destination strides as the excess over
 # the smallest stride that keeps rows / matrices apart.
@@ -19,7 +19,7 @@ FIELDS = ("ndNum", "nValue", "dValue", "srcNdMatrixStride", "srcNStride", "dstDS
 
 
 def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
-    """Source and destination extents of semantics.md 3.4, in bytes."""
+    """Source and destination extents of semantics.md 3.4, in bytes (the destination rows in detail)."""
     if params["ndNum"] == 0:
         return Extents((0, 0), (0, 0))
     block = ctx.api.constant("column_block")
@@ -27,7 +27,11 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
                  (-(-params["dValue"] // block) - 1) * ctx.api.constant("src_n_stride_unit") * params["srcNStride"],
                  (params["nValue"] - 1) * block, block)
     dst = _reach((params["ndNum"] - 1) * params["dstNdMatrixStride"], (params["nValue"] - 1) * params["dstDStride"], params["dValue"])
-    return Extents(tuple(e * ctx.src_dtype.size for e in src), tuple(e * ctx.dst_dtype.size for e in dst))
+    size = ctx.dst_dtype.size
+    rows = Pattern(0, params["dValue"] * size, ((params["nValue"], params["dstDStride"] * size),
+                                                (params["ndNum"], params["dstNdMatrixStride"] * size)))
+    return Extents(tuple(e * ctx.src_dtype.size for e in src), tuple(e * size for e in dst),
+                   dst_pattern=rows if min(params["dstDStride"], params["dstNdMatrixStride"]) >= 0 else None)
 
 
 def _reach(*offsets: int) -> tuple[int, int]:
@@ -100,7 +104,7 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
             and draw(st.booleans(), label="interleave matrices")):
         # Matrices side by side within one row pitch (as in the seed's figures).
         top = (params["dstDStride"] - params["dValue"]) // (params["ndNum"] - 1)
-        params["dstNdMatrixStride"] = draw(biased_integers(params["dValue"], top), label="dstNdMatrixStride")
+        params["dstNdMatrixStride"] = biased(draw, params["dValue"], top, "dstNdMatrixStride")
     return params, extents(ctx, params)
 
 
@@ -113,6 +117,19 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
 
 def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
     return problem(ctx, pinned).smallest()
+
+
+def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
+    """Strides between matrices need two matrices, between rows two rows, between column blocks two blocks;
+    a destination stride is never shorter than the row (or matrix) of the smallest dValue."""
+    if field not in FIELDS:
+        return None
+    row = ctx.field_multiple("dValue")
+    needs = {"srcNdMatrixStride": ({"ndNum": 2}, None), "dstNdMatrixStride": ({"ndNum": 2}, row),
+             "srcNStride": ({"dValue": 2 * row}, None), "dstDStride": ({"nValue": 2}, row)}
+    pins, floor = needs.get(field, ({}, None))
+    low = ctx.field_range(field)[0]
+    return FieldEffect(pins, max(low, floor) if floor is not None else low)
 
 
 # --- faults ------------------------------------------------------------------------------------------

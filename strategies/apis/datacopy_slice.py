@@ -2,7 +2,13 @@
 
 Both operands share the slice counts N_d and the slice length; each has its own starts, strides and
 shapes. UB-side starts, dim-0 strides and row pitches stay in whole DataBlocks (unspecified otherwise).
-The outermost shapeValue does not move any byte, so it is drawn over the whole uint32_t range.
+The outermost shapeValue does not move any byte, so it is drawn over the whole uint32_t range. In a sparse case
+(GM in several regions) one case in four draws few slices far apart in GM: starts, strides and shapes of the GM
+operand over the bit bands of uint32_t, each slice in a region of its own (cheap: only their bytes move).
+
+Pinned values (boundaries, strategies.bits) name dimValue, a SliceInfo member of dimension 0 of one operand
+(`srcSliceInfo.stride`; a burstLen is both operands'), or a slice count: N0 (slices per row) or rows (in every
+outer dimension).
 """
 from __future__ import annotations
 
@@ -12,28 +18,41 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, never_generated
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect, never_generated
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext, Unreachable
-from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased_integers
-from ascendc_conformance.strategies.layout import Extents
+from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased
+from ascendc_conformance.strategies.layout import MAX_REGIONS, Extents, Pattern, fits
 
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 
 
 def extents(ctx: PathContext, params: Mapping) -> Extents:
-    """First and last element touched by each operand, in bytes from its start."""
-    spans = {}
+    """First and last element touched by each operand, in bytes from its start, and the touched slices as a
+    Pattern (where the slices are whole)."""
+    spans, patterns = {}, {}
+    length = _length(ctx, params)
     for operand, key in OPERANDS:
         infos = params[key]
-        pitch, first, last = 1, 0, 0
-        for info in infos:
+        size = ctx.dtype(operand).size
+        pitch, first, last, axes = 1, 0, 0, []
+        for d, info in enumerate(infos):
             first += info["startIndex"] * pitch
             last += info["endIndex"] * pitch
+            step = (length if d == 0 else 1) + info["stride"]
+            count = (info["endIndex"] - info["startIndex"] + 1 + info["stride"]) // step if step > 0 else 0
+            axes.append((count, step * pitch * size))
             pitch *= info["shapeValue"]
-        size = ctx.dtype(operand).size
         spans[operand] = (first * size, (last + 1) * size)
-    return Extents(spans["src"], spans["dst"])
+        whole = infos and length > 0 and all(count >= 1 and stride >= 0 for count, stride in axes)
+        patterns[operand] = Pattern(first * size, length * size, tuple(axes)) if whole else None
+    return Extents(spans["src"], spans["dst"], src_pattern=patterns["src"], dst_pattern=patterns["dst"])
+
+
+def _length(ctx: PathContext, params: Mapping) -> int:
+    """L_0, the slice length in elements: burstLen DataBlocks of the source dtype (0 without dimensions)."""
+    infos = params[OPERANDS[0][1]]
+    return infos[0]["burstLen"] * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size if infos else 0
 
 
 def _granule(ctx: PathContext, operand: str) -> int:
@@ -47,19 +66,34 @@ def _budget(ctx: PathContext, operand: str) -> int:
     return (ctx.span_limit(ctx.memory(operand)) - ctx.alignment(operand)) // ctx.dtype(operand).size
 
 
-def _draw_counts(draw, ctx: PathContext, dims: int, budget: int) -> tuple[int, list[int]]:
-    """burstLen and the slice count per dimension such that the tightest layout fits `budget` elements."""
+FAR_SLICES = MAX_REGIONS - 1   # slices a far case may hold in all (each may need a GM region; one for the start)
+FAR_ODDS = 4                   # one sparse case in FAR_ODDS has its GM slices far apart (they cost only their bytes)
+FAR_COUNT = 2                  # slices per dimension of a far case: two, far apart
+FAR_MEMBERS = (None, "stride", "startIndex", "shapeValue")   # which member of a far dimension goes farthest
+
+
+def _draw_counts(draw, ctx: PathContext, dims: int, budget: int, most: int | None = None,
+                 rows: int | None = None) -> tuple[int, list[int]]:
+    """burstLen and the slice count per dimension such that the tightest layout fits `budget` elements (`rows`
+    pinned in every outer dimension); with `most`, the slices of a far case: two per dimension, `most` in all."""
     granule = ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
     burst_low, burst_high = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["burstLen"].ctype]
     burst_high = min(burst_high, budget // granule)
     if burst_high < max(burst_low, 1):
         raise Unreachable("not even one DataBlock fits")
-    burst_len = draw(biased_integers(max(burst_low, 1), burst_high), label="burstLen")
-    used, counts = burst_len * granule, []
+    burst_len = biased(draw, max(burst_low, 1), burst_high, "burstLen")
+    used, slices, counts = burst_len * granule, 1, []
     for d in range(dims):
-        count = draw(biased_integers(1, budget // used), label=f"N[{d}]")
+        if d and rows is not None:
+            count = rows
+        elif most is not None:   # far apart: two slices per dimension while they are few
+            count = min(FAR_COUNT, budget // used, max(most // slices, 1))
+        else:
+            count = biased(draw, 1, budget // used, f"N[{d}]")
         counts.append(count)
-        used *= count
+        used, slices = used * count, slices * count
+    if used > budget:
+        raise Unreachable(f"{rows} rows in every outer dimension do not fit")
     return burst_len, counts
 
 
@@ -81,16 +115,51 @@ def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: l
         if tight > room:
             raise Unreachable(f"dimension {d} of {operand} does not fit")
         gaps = count - 1
-        stride = step * draw(biased_integers(0, (room - tight) // step // gaps if gaps else 0), label=f"{operand} stride[{d}]")
+        stride = step * biased(draw, 0, (room - tight) // step // gaps if gaps else 0, f"{operand} stride[{d}]")
         span = tight + gaps * stride
-        start = step * draw(biased_integers(0, (room - span) // step), label=f"{operand} start[{d}]")
+        start = step * biased(draw, 0, (room - span) // step, f"{operand} start[{d}]")
         end = start + span - 1
         if d == len(counts) - 1:
-            shape = draw(st.one_of(biased_integers(end + 1, end + 1 + step * 4), st.integers(end + 1, uint_max)),
-                         label=f"{operand} shape[{d}]")
+            anything = draw(st.booleans(), label=f"{operand} shape[{d}] anywhere in uint32_t")
+            shape = (draw(st.integers(end + 1, uint_max), label=f"{operand} shape[{d}]") if anything
+                     else biased(draw, end + 1, end + 1 + step * 4, f"{operand} shape[{d}]"))
         else:
             base = -(-(end + 1) // step) * step
-            shape = base + step * draw(biased_integers(0, (room - base) // step), label=f"{operand} shape[{d}]")
+            shape = base + step * biased(draw, 0, (room - base) // step, f"{operand} shape[{d}]")
+        infos.append({"startIndex": start, "endIndex": end, "stride": stride, "burstLen": burst_len if d == 0 else 1,
+                      "shapeValue": shape})
+        pitch *= shape
+    return infos
+
+
+def _draw_far_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: list[int]) -> list[dict]:
+    """startIndex / endIndex / stride / shapeValue per dimension for a GM operand whose few slices may lie far
+    apart (a sparse case: each in a region of its own): values over the bit bands of uint32_t, as far as
+    endIndex stays within it and every address within the 64-bit GM."""
+    size = ctx.dtype(operand).size
+    length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
+    uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    room = ctx.limit("GM") // (4 * len(counts) * size)   # elements each dimension may reach, pitch included
+    infos, pitch = [], 1
+    for d, count in enumerate(counts):
+        length = length0 if d == 0 else 1
+        top = min(uint_max - 1, room // pitch)      # the last index this dimension may reach (< its shape)
+        if count * length > top + 1:
+            raise Unreachable(f"dimension {d} of {operand} does not fit")
+        gaps = count - 1
+        widest = (top + 1 - count * length) // gaps if gaps else 0
+        # one member of the dimension as far as it goes (every high bit set), the others drawn: a shape far
+        # past a short slice row is what a dropped top bit of the shape shows on
+        farthest = FAR_MEMBERS[draw(st.integers(0, len(FAR_MEMBERS) - 1), label=f"{operand} farthest member [{d}]")]
+        half = (top + 1) // 2   # a far shape past a row in the low half, where the dimension has room for one
+        reach = half if farthest == "shapeValue" and half >= count * length else top + 1
+        widest = min(widest, (reach - count * length) // gaps) if gaps else 0
+        stride = widest if farthest == "stride" else biased(draw, 0, widest, f"{operand} stride[{d}]", wide=True)
+        span = count * length + gaps * stride
+        start = top + 1 - span if farthest == "startIndex" else biased(draw, 0, reach - span, f"{operand} start[{d}]", wide=True)
+        end = start + span - 1
+        shape = top if farthest == "shapeValue" and top > end else \
+            biased(draw, end + 1, max(end + 1, min(uint_max, top)), f"{operand} shape[{d}]", wide=True)
         infos.append({"startIndex": start, "endIndex": end, "stride": stride, "burstLen": burst_len if d == 0 else 1,
                       "shapeValue": shape})
         pitch *= shape
@@ -101,28 +170,90 @@ footprint = extents   # the bytes any call with these params touches, legal or n
 
 
 def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
-    """Only dimValue is ever pinned; one-row outer dimensions make every legal dimValue reachable, and a
-    relaxed (faulty) dimValue of 0 is a call without dimensions."""
+    """dimValue alone: one-row outer dimensions make every legal dimValue reachable (a relaxed, faulty
+    dimValue of 0 is a call without dimensions). Other pins: their smallest call fits."""
     low, high = ctx.field_range("dimValue")
     low = max(low, 0 if "dimValue" in ctx.relaxed else 1)
-    return all(name == "dimValue" and low <= value <= high for name, value in pinned.items())
+    if not low <= pinned.get("dimValue", 1) <= high:
+        return False
+    if set(pinned) <= {"dimValue"}:
+        return True
+    params = smallest_params(ctx, pinned)
+    uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    return (params is not None and all(info["shapeValue"] <= uint_max for _, key in OPERANDS for info in params[key])
+            and fits(ctx, extents(ctx, params)))
 
 
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    """Drawn slices with dimValue and rows as pinned; pins of dimension-0 members or of N0 give the smallest
+    slices with them (smallest_params)."""
+    if set(pinned) - {"dimValue", "rows"}:
+        params = smallest_params(ctx, pinned)
+        if params is None:
+            raise Unreachable(f"{dict(pinned)} cannot be met")
+        return params, extents(ctx, params)
     low, high = ctx.field_range("dimValue")
-    dims = pinned["dimValue"] if "dimValue" in pinned else draw(biased_integers(max(low, 1), high), label="dimValue")
+    dims = pinned["dimValue"] if "dimValue" in pinned else biased(draw, max(low, 1), high, "dimValue")
     budgets = {operand: _budget(ctx, operand) for operand, _ in OPERANDS}
-    if not draw(WIDE_CASE):   # the slice counts multiply over up to 8 dimensions: cap a small case's size
+    wide = draw(WIDE_CASE)
+    if not wide:   # the slice counts multiply over up to 8 dimensions: cap a small case's size
         budgets = {operand: min(budget, SMALL_CASE_BYTES // ctx.dtype(operand).size) for operand, budget in budgets.items()}
-    burst_len, counts = _draw_counts(draw, ctx, dims, min(budgets.values()))
-    params = {"dimValue": dims,
-              "dstSliceInfo": _draw_layout(draw, ctx, "dst", burst_len, counts, budgets["dst"]),
-              "srcSliceInfo": _draw_layout(draw, ctx, "src", burst_len, counts, budgets["src"])}
+    far = {op for op, _ in OPERANDS if ctx.sparse and ctx.memory(op) == "GM"}
+    far = far if far and draw(st.integers(0, FAR_ODDS - 1), label="slices far apart in GM") == FAR_ODDS - 1 else set()
+    burst_len, counts = _draw_counts(draw, ctx, dims, min(budgets.values()), FAR_SLICES if far else None,
+                                     pinned.get("rows"))
+    params = {"dimValue": dims}
+    for operand, key in reversed(OPERANDS):   # dst first, as ever: a seed keeps drawing the same cases
+        params[key] = (_draw_far_layout(draw, ctx, operand, burst_len, counts) if operand in far
+                       else _draw_layout(draw, ctx, operand, burst_len, counts, budgets[operand]))
     return params, extents(ctx, params)
 
 
-def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> None:
-    return None   # slices are drawn without a Problem (see reachable: every legal dimValue is reachable)
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
+    """The smallest slices with the pinned values (see the module's docstring), memories disregarded: one
+    slice of one DataBlock per dimension unless a count is pinned, each operand's dimension 0 as pinned, the
+    rest at index 0 (a value past uint32_t included: `reachable` refuses it); None when the pins contradict each
+    other or a UB operand's DataBlock alignment."""
+    dims = pinned.get("dimValue", 1)
+    bursts = {pinned[f"{key}.burstLen"] for _, key in OPERANDS if f"{key}.burstLen" in pinned} or {1}
+    if len(bursts) > 1:
+        return None
+    burst_len = bursts.pop()
+    length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
+    counts = [pinned.get("N0", 1)] + [pinned.get("rows", 1)] * (dims - 1)
+    params: dict = {"dimValue": dims}
+    for operand, key in reversed(OPERANDS):
+        step = _granule(ctx, operand)
+        infos = []
+        for d, count in enumerate(counts):
+            own = {member: pinned[f"{key}.{member}"] for member in ("startIndex", "endIndex", "stride", "shapeValue")
+                   if d == 0 and f"{key}.{member}" in pinned}
+            stride = own.get("stride", 0)
+            span = count * (length0 if d == 0 else 1) + (count - 1) * stride
+            start = own["endIndex"] - span + 1 if "endIndex" in own else own.get("startIndex", 0)
+            end = start + span - 1
+            shape = own.get("shapeValue", -(-(end + 1) // step) * step if d == 0 else end + 1)
+            aligned = d or all(value % step == 0 for value in (start, stride, shape if dims > 1 else 0))
+            if start < 0 or shape <= end or not aligned:
+                return None
+            infos.append({"startIndex": start, "endIndex": end, "stride": stride,
+                          "burstLen": burst_len if d == 0 else 1, "shapeValue": shape})
+        params[key] = infos
+    return params
+
+
+def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
+    """dimValue needs outer rows (what it drops); a stride two slices; a shapeValue an outer dimension with two
+    rows; startIndex, endIndex and burstLen always move something (an endIndex is at least one slice long)."""
+    if field == "dimValue":
+        return FieldEffect({"rows": 2}, ctx.field_range("dimValue")[0])
+    key, _, member = field.partition(".")
+    if key not in dict(OPERANDS).values():
+        return None
+    slice_length = ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
+    return {"startIndex": FieldEffect(), "endIndex": FieldEffect(floor=slice_length - 1),
+            "stride": FieldEffect({"N0": 2}), "burstLen": FieldEffect(floor=1),
+            "shapeValue": FieldEffect({"dimValue": 2, "rows": 2}, slice_length)}.get(member)
 
 
 # --- faults: each edit breaks one relation of the slice infos, then the draft is re-sized for it -------

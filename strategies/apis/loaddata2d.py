@@ -7,11 +7,11 @@ from typing import Callable, Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
-from ascendc_conformance.strategies.layout import Extents, fits
+from ascendc_conformance.strategies.layout import Extents, Pattern, fits
 
 FIELDS = ("startIndex", "repeatTimes", "srcStride", "sid", "dstGap", "addrMode")
 
@@ -26,22 +26,25 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     if params.get("addrMode") == 1:   # D21: a decrement under devkit, an increment where the check is missing
         first -= walk
     first, last = min(first, last), max(first, last)   # a (faulty) negative stride reads downwards
+    read = _read(ctx, params)
+    fractals = Pattern(fractal * first, read, ((params["repeatTimes"], fractal * abs(params["srcStride"])),))
     with_gaps = (0, fractal * ((params["repeatTimes"] - 1) * (params["dstGap"] + 1) + 1))
     ignored_by = ctx.api.dst_gap_ignored_by
     if ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
-        return Extents((fractal * first, fractal * last + _read(ctx, params)), (0, fractal * params["repeatTimes"]),
-                       dst_alternative=with_gaps if params["dstGap"] else None)
-    return Extents((fractal * first, fractal * last + _read(ctx, params)), with_gaps)
+        return Extents((fractal * first, fractal * last + read), (0, fractal * params["repeatTimes"]),
+                       dst_alternative=with_gaps if params["dstGap"] else None, src_pattern=fractals)
+    return Extents((fractal * first, fractal * last + read), with_gaps, src_pattern=fractals)
 
 
 def _read(ctx: PathContext, params: Mapping) -> int:
     """Bytes one fractal read spans: the fractal, or for a transpose dst[16r + c] = src[16c + r] over the
-    fractal's elements (past the fractal for a dtype other than 16 bits, which only a fault transposes)."""
+    fractal's elements (past the fractal for a dtype other than 16 bits, which only a fault transposes) — and
+    at least the whole fractal, which a target that transposes only 16-bit elements reads for any dtype."""
     fractal = ctx.api.constant("fractal_bytes")
     if not params.get("ifTranspose"):
         return fractal
     side, size = ctx.api.constant("transpose_side"), ctx.src_dtype.size
-    return ((side - 1) * side + (fractal // size - 1) // side + 1) * size
+    return max(fractal, ((side - 1) * side + (fractal // size - 1) // side + 1) * size)
 
 
 footprint = extents   # the bytes any call with these params touches, legal or not
@@ -53,17 +56,25 @@ def transpose_allowed(ctx: PathContext) -> bool:
 
 
 def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
+    """The Problem of the integer fields; a pinned ifTranspose (legal only where transpose_allowed) is part
+    of the footprint."""
     fields = tuple(FieldRange(name, *ctx.field_range(name)) for name in FIELDS)
+    transposed = {"ifTranspose": bool(pinned["ifTranspose"])} if "ifTranspose" in pinned else {}
+
     def legal(values: Mapping[str, int]) -> bool:
         apart = values["repeatTimes"] < 2 or values["dstGap"] >= 0   # a (faulty) negative gap overlaps slots
-        return apart and fits(ctx, extents(ctx, values))
-    return Problem(fields, legal, dict, dict(pinned))
+        allowed = not transposed.get("ifTranspose") or transpose_allowed(ctx)
+        return apart and allowed and fits(ctx, extents(ctx, {**values, **transposed}))
+    return Problem(fields, legal, dict, {name: value for name, value in pinned.items() if name in FIELDS})
 
 
 def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
     params = problem(ctx, pinned).draw(draw)
     # transposing first: it is the mode a short run (3 cases per test) must not miss, and where shrinking stays
-    params["ifTranspose"] = transpose_allowed(ctx) and draw(st.sampled_from((True, False)), label="ifTranspose")
+    if "ifTranspose" in pinned:
+        params["ifTranspose"] = bool(pinned["ifTranspose"])
+    else:
+        params["ifTranspose"] = transpose_allowed(ctx) and draw(st.sampled_from((True, False)), label="ifTranspose")
     return params, extents(ctx, params)
 
 
@@ -72,7 +83,21 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
 
 
 def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
-    return problem(ctx, pinned).smallest()
+    return {**problem(ctx, pinned).smallest(), "ifTranspose": bool(pinned.get("ifTranspose"))}
+
+
+STRIDES = ("srcStride", "dstGap")   # between fractals: an effect only with a second repeat
+
+
+def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
+    if field not in ctx.api.forms[ctx.form].fields:
+        return None
+    if field == "ifTranspose":
+        return FieldEffect() if transpose_allowed(ctx) else None
+    ignored_by = ctx.api.dst_gap_ignored_by
+    if field == "dstGap" and ignored_by and ctx.spec.rule(ignored_by).applies_to(ctx.product.id):
+        return None   # D24: the product places the fractals back to back whatever dstGap says
+    return FieldEffect({"repeatTimes": 2} if field in STRIDES else {}, ctx.field_range(field)[0])
 
 
 # --- faults ------------------------------------------------------------------------------------------

@@ -61,14 +61,17 @@ def test_the_reference_conforms_on_the_toy_api_with_every_kind_of_test(site_with
                      "test_illegal[ToyCopy-total-max:over-total]", "test_illegal[ToyCopy-count-range:above]",
                      "test_illegal[ToyCopy-repeat-range:below]", "test_illegal[ToyCopy-route:undocumented-route]",
                      "test_illegal[ToyCopy-dtype:undocumented-dtype]", "test_illegal[ToyCopy-dst-align:misaligned]",
-                     "test_illegal[Memory-bounds:ToyCopy:region-missing]", "test_boundary[ToyCopy-count-range=4096]",
-                     "test_boundary[ToyCopy-repeat-range=4]"):
+                     "test_illegal[Memory-bounds:ToyCopy:region-missing]", "test_boundary[ToyCopy-count-range=4096@GM->UB]",
+                     "test_boundary[ToyCopy-repeat-range=4@GM->UB]"):
         assert tests[expected]["cases"] > 0, expected
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["certification"]["outcome"] == "conforms"
     rows = {row["id"]: row for row in report["coverage"]["rules"]}
     assert all(rows[rule]["covered"] for rule in rows if rule.startswith("ToyCopy-")), \
         {rule: rows[rule]["reason"] for rule in rows if rule.startswith("ToyCopy-")}
+    bits = {row["field"]: row for row in report["coverage"]["bits"] if row["api"] == "ToyCopy"}
+    # count <= 4096 and repeat <= 4: their top bits are set only in 4096 and 4, which clear to 0, below the minimum 1
+    assert bits["count"]["reachable"] == list(range(12)) and bits["repeat"]["reachable"] == [0, 1]
 
 
 def test_a_bug_in_the_toy_api_is_caught(site_with_toy, tmp_path):

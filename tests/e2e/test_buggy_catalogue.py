@@ -23,6 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 EXEC_BUGGY = ROOT / "tests" / "fixtures" / "buggy" / "exec_buggy.py"
 
 
+def noise(size: int, seed: int) -> bytes:
+    """Non-zero bytes (casebuild.sentinel, but quick for hundreds of kilobytes)."""
+    return np.random.default_rng(seed).integers(1, 256, size, dtype=np.uint8).tobytes()
+
+
 def halves(first: int, last: int) -> bytes:
     return np.arange(first, last + 1, dtype="<f2").tobytes()
 
@@ -91,6 +96,40 @@ CASES = {
          "dstSliceInfo": [{"startIndex": 0, "endIndex": 15, "stride": 0, "burstLen": 2, "shapeValue": 16}],
          "srcSliceInfo": [{"startIndex": 0, "endIndex": 7, "stride": 0, "burstLen": 1, "shapeValue": 8}]},
         {"GM": np.arange(1, 9, dtype="<f4").tobytes(), "UB": sentinel(64, 13)}),
+    # Issue 18.4: the top bits of fields. 2049 one-block bursts (bit 11 of blockCount).
+    "blockcount-2049": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                                 {"blockCount": 2049, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                                 {"GM": noise(2049 * 32 + 64, 14), "UB": noise(2049 * 32 + 64, 15)}),
+    # 129 fractals from GM into L1 (bit 7 of repeatTimes).
+    "repeat-129": make_case("LoadData2D", "atlas-a2", ("GM", "half", 0), ("A1", "half", 0),
+                            {**LOADDATA, "repeatTimes": 129}, {"GM": noise(129 * 512 + 64, 16), "L1": noise(129 * 512 + 64, 17)}),
+    # Two column blocks 4096 x 16 elements apart (srcNStride 4096, the documented maximum: bit 12).
+    "nz2nd-stride-4096": make_case("DataCopyNz2Nd", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 0),
+                                   {"ndNum": 1, "nValue": 1, "dValue": 32, "srcNdMatrixStride": 1, "srcNStride": 4096,
+                                    "dstDStride": 32, "dstNdMatrixStride": 1},
+                                   {"UB": noise(4096 * 32 + 64, 18), "GM": noise(128, 19)}),
+    # Two rows 32768 elements apart (dstDStride's bit 15: negative as int16_t).
+    "nz2nd-rows-32768": make_case("DataCopyNz2Nd", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 64),
+                                  {"ndNum": 1, "nValue": 2, "dValue": 16, "srcNdMatrixStride": 1, "srcNStride": 2,
+                                   "dstDStride": 32768, "dstNdMatrixStride": 1},
+                                  {"UB": noise(256, 20), "GM": noise(64 + 32768 * 2 + 96, 21)}),
+    # Two bursts into GM 32768 blocks (1 MiB) apart, each in a region of its own (sparse-memory).
+    "gm-gap-32768": {**make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", 64),
+                                 {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 32768},
+                                 {"UB": noise(128, 22), "GM": noise(160, 23), "GM#1": (64 + 32 + 32768 * 32 - 32, noise(128, 24))}),
+                     "extensions": ["sparse-memory"]},
+    # Two float slices of 8 elements 65536 elements apart in GM (a stride past 16 bits).
+    "slice-stride-65536": make_case(
+        "DataCopySlice", "atlas-a2", ("GM", "float", 0), ("VECIN", "float", 0),
+        {"dimValue": 1,
+         "dstSliceInfo": [{"startIndex": 0, "endIndex": 15, "stride": 0, "burstLen": 1, "shapeValue": 16}],
+         "srcSliceInfo": [{"startIndex": 0, "endIndex": 65551, "stride": 65536, "burstLen": 1, "shapeValue": 65552}]},
+        {"GM": noise(65552 * 4, 25), "UB": noise(128, 26)}),
+    # Two fractals 32768 fractals (16 MiB) apart in GM, each in a region of its own (srcStride's bit 15).
+    "stride-32768-gm": {**make_case("LoadData2D", "atlas-training", ("GM", "half", 0), ("A1", "half", 0),
+                                    {**LOADDATA, "srcStride": 32768},
+                                    {"GM": noise(576, 27), "GM#1": (32768 * 512 - 64, noise(640, 28)), "L1": noise(1088, 29)}),
+                        "extensions": ["sparse-memory"]},
     # dst at UB 16 breaks DataCopy-dst-align-local (documented, no dispute).
     "illegal": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
                          {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
@@ -119,6 +158,13 @@ CATALOGUE = {
     buggy.NoBlockCountMax: ("blockcount-4096", "illegal"),
     buggy.NoSliceBurstLenEquality: ("slice-burstlen", "illegal"),
     buggy.ChecksMemoryOnly: ("illegal", "multi-burst"),
+    buggy.DataCopyBlockCountIn11Bits: ("blockcount-2049", "multi-burst"),
+    buggy.LoadDataRepeatTimesIn7Bits: ("repeat-129", "transpose"),
+    buggy.Nz2NdSrcNStrideIn12Bits: ("nz2nd-stride-4096", "nz2nd-strided"),
+    buggy.Nz2NdDstDStrideSigned: ("nz2nd-rows-32768", "nz2nd-packed"),
+    buggy.DataCopyGmDstGapIn15Bits: ("gm-gap-32768", "one-burst"),
+    buggy.SliceStrideIn16Bits: ("slice-stride-65536", "slice-strided"),
+    buggy.LoadDataSimulatorTopBits: ("stride-32768-gm", "training-gap"),
 }
 
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
@@ -330,15 +376,36 @@ def test_rejections_for_another_rule(lenient: bool, tmp_path: Path) -> None:
 
 
 def test_detached_cases_only_reach_targets_that_announce_the_extension(tmp_path: Path) -> None:
-    """A target whose hello announces no extension never receives a detached-tensor case (its fake asserts
-    so): those tests are skipped as needs-extension, and the rest pass."""
+    """A target whose hello announces no extension never receives a detached-tensor or sparse-memory case (its
+    fake asserts so): those tests are skipped as needs-extension, and the rest (its legal tests too) pass."""
     done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
                            "python:tests.fixtures.targets.py_fakes:ReferenceWithoutExtensions", "--product",
-                           "atlas-a2", "--api", "LoadData2D", "-k", "startIndex", "--profile", "ci", "--seed", "7",
-                           "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "atlas-a2", "--api", "LoadData2D", "-k", "startIndex or srcStride or (test_legal and GM)",
+                           "--profile", "ci", "--seed", "7", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
     records = {r["test_id"]: r for r in map(json.loads, (tmp_path / "results.jsonl").read_text().splitlines())
                if r["record"] == "test"}
-    for test_id in ("test_boundary[LoadData2D-startIndex-range=65535]", "test_illegal[LoadData2D-startIndex-range:above]"):
+    for test_id in ("test_boundary[LoadData2D-startIndex-range=65535@GM->L1]",
+                    "test_illegal[LoadData2D-startIndex-range:above]"):
         assert records[test_id]["skip"] == "needs-extension", records[test_id]
+    assert records["test_boundary[LoadData2D-srcStride-range=65535@GM->L1]"]["skip"] == "needs-extension"
     assert records["test_illegal[LoadData2D-startIndex-range:below]"]["verdict"] == "pass"
+    assert records["test_legal[atlas-a2-LoadData2D-GM->A2-half]"]["verdict"] == "pass"
+
+
+def test_both_top_bit_bugs_of_the_simulator_show_in_a_ci_run(tmp_path: Path) -> None:
+    """Issue 18.4: the C++ simulator's two bugs (repeatTimes kept in 7 bits into L0A / L0B, srcStride kept in
+    15 bits from GM) each fail tests of a `ci` run of LoadData2D on atlas-training: srcStride on GM fractals
+    16 MiB apart (sparse-memory), repeatTimes on the 128 fractals that fill an L0A / L0B."""
+    bug = buggy.LoadDataSimulatorTopBits
+    product, api, keyword = bug.SHOWS_IN
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", suite_target(bug),
+                           "--product", product, "--api", api, "-k", keyword, "--profile", "ci", "--seed", "7",
+                           "--shrink-seconds", "1", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stdout[-3000:]
+    failed = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    cases = [r["case"] for r in failed if r["record"] == "test" and r["verdict"] == "fail"]
+    assert any(c["route"].startswith("GM->") and c["params"]["srcStride"] >= 32768 for c in cases), cases
+    assert any(c["route"].endswith(("A2", "B2")) and c["params"]["repeatTimes"] == 128 for c in cases), cases

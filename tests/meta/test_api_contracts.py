@@ -36,12 +36,15 @@ def _fake(**members) -> types.ModuleType:
 
 def test_a_module_lacking_a_member_or_with_other_parameters_is_refused():
     good = reference_contract.module_for(SPEC.apis["DataCopy"])
-    assert contract_problems(_fake(RELATIONS={}, plan=good.plan, locate=good.locate), reference_contract.ApiReference) == []
-    assert contract_problems(_fake(RELATIONS={}, plan=good.plan), reference_contract.ApiReference) == ["no locate"]
-    problems = contract_problems(_fake(RELATIONS={}, plan=good.plan, locate=lambda element, call: ""),
-                                 reference_contract.ApiReference)
+    members = {"RELATIONS": {}, "plan": good.plan, "locate": good.locate, "bit_flips": good.bit_flips}
+    contract = reference_contract.ApiReference
+    assert contract_problems(_fake(**members), contract) == []
+    without_locate = {name: member for name, member in members.items() if name != "locate"}
+    assert contract_problems(_fake(**without_locate), contract) == ["no locate"]
+    problems = contract_problems(_fake(**{**members, "locate": lambda element, call: ""}), contract)
     assert problems == ["locate(element, call) should take (call, dst_element)"]
-    assert contract_problems(_fake(plan=good.plan, locate=good.locate), reference_contract.ApiReference) == ["no RELATIONS"]
+    without_relations = {name: member for name, member in members.items() if name != "RELATIONS"}
+    assert contract_problems(_fake(**without_relations), contract) == ["no RELATIONS"]
 
 
 def test_a_missing_module_or_check_is_an_error_naming_the_file_to_write():

@@ -43,10 +43,12 @@ def test_gm_operands_reach_the_top_of_a_64_bit_gm():
 
 
 def test_start_index_65535_from_gm_needs_a_detached_tensor():
-    boundary = next(b for b in boundaries(SPEC) if b.id == "LoadData2D-startIndex-range=65535")
+    bounds = {b.id: b for b in boundaries(SPEC)}
+    boundary = bounds["LoadData2D-startIndex-range=65535@GM->L1"]
     assert boundary.extensions == {"detached-tensor"} and boundary.contexts
     assert all(ctx.src == "GM" for ctx in boundary.contexts)
-    assert all("L1" in entry and "B more than" in entry for entry in boundary.unreachable)   # the L1 sources
+    from_l1 = bounds["LoadData2D-startIndex-range=65535@L1->L0A"]   # the L1 sources: no room
+    assert not from_l1.contexts and all("L1" in entry and "B more than" in entry for entry in from_l1.unreachable)
 
     @settings(max_examples=20, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))

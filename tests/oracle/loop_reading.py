@@ -38,23 +38,27 @@ POSITION_MEMORY: dict[str, dict[str, str]] = {
 
 
 class Operand:
-    """Byte k of a tensor (``x_b[k]`` in §1) is byte ``offset + k`` of its region's buffer."""
+    """Byte k of a tensor (``x_b[k]`` in §1) is the byte at address ``address + k`` of its memory, held by one of
+    the memory's regions (several with the sparse-memory extension: ``GM``, ``GM#1``, ...)."""
 
-    def __init__(self, buf: bytearray, offset: int) -> None:
-        self.buf = buf
-        self.offset = offset
+    def __init__(self, regions: list[tuple[int, bytearray]], address: int) -> None:
+        self.regions = regions
+        self.address = address
 
-    def _index(self, k: int) -> int:
-        i = self.offset + k
-        if not 0 <= i < len(self.buf):
-            raise ValueError("access outside the case's memory region")
-        return i
+    def _locate(self, k: int) -> tuple[bytearray, int]:
+        at = self.address + k
+        for start, buf in self.regions:
+            if start <= at < start + len(buf):
+                return buf, at - start
+        raise ValueError("access outside the case's memory regions")
 
     def get(self, k: int) -> int:
-        return self.buf[self._index(k)]
+        buf, i = self._locate(k)
+        return buf[i]
 
     def put(self, k: int, value: int) -> None:
-        self.buf[self._index(k)] = value
+        buf, i = self._locate(k)
+        buf[i] = value
 
 
 def copy_bytes(dst: Operand, dst_byte: int, src: Operand, src_byte: int, n: int) -> None:
@@ -208,12 +212,12 @@ APIS = {
 
 
 def _operand(tensor: dict, product: str, regions: dict[str, tuple[int, bytearray]]) -> Operand:
-    """Locate a tensor in the region of its physical memory (§2 mapping)."""
+    """Locate a tensor in the regions of its physical memory (§2 mapping; a region key `GM#2` is GM's)."""
     memory = POSITION_MEMORY[product].get(tensor["position"])
-    if memory not in regions:
+    held = [region for name, region in regions.items() if name.split("#")[0] == memory]
+    if not held:
         raise ValueError(f"no region for position {tensor['position']} on {product}")
-    start, buf = regions[memory]
-    return Operand(buf, tensor["address"] - start)
+    return Operand(held, tensor["address"])
 
 
 def loop_expect(case: dict) -> dict:

@@ -755,3 +755,40 @@ def test_rule_table_says_inseparable_and_counts_rejections_for_another_rule(tmp_
     assert row["reason"] == "inseparable from Memory-capacity"
     assert "rejected for another rule" in (directory / "report.md").read_text()
     assert "rejected for another rule" in (directory / "report.html").read_text()
+
+
+# --- bit coverage (issue 18) --------------------------------------------------------------------------------
+
+def test_every_format_holds_the_bit_coverage_table(tmp_path: Path) -> None:
+    """The bits the tests' legal cases witnessed, against the bits some legal call can witness: json (schema
+    valid), markdown, html and junit properties; the missing bits are named, the unreachable ones with why."""
+    witnessed = {"DataCopy": {"srcGap": list(range(15)), "blockLen": [0, 1, 2]}}
+    write_results(tmp_path, [legal("atlas-a2", "DataCopy", "GM->VECIN", "half", bits=witnessed),
+                             legal("atlas-a2", "DataCopy", "GM->VECIN", "float", bits={"DataCopy": {"blockLen": [3]}})],
+                  products=["atlas-a2"], apis=["DataCopy"])
+    written = write_all(tmp_path)
+    document = json.loads(written["json"].read_text())
+    validate_report(document)
+    rows = {row["field"]: row for row in document["coverage"]["bits"]}
+    assert set(rows) == {"count", "blockCount", "blockLen", "srcGap", "dstGap"}
+    assert rows["srcGap"]["summary"] == "15/16" and rows["srcGap"]["missing"] == [15]
+    assert rows["srcGap"]["needs_extension"] == {"15": "sparse-memory"}
+    assert rows["blockLen"]["effective"] == [0, 1, 2, 3]   # the union over the tests
+    [unreachable] = rows["blockLen"]["unreachable"]   # atlas-a2's L1 holds 16384 blocks of 32 B, not 16385
+    assert unreachable["bits"] == [14, 15] and unreachable["reason"].endswith("needs 524320 B of L1, 32 B more than its 524288 B")
+    assert document["coverage"]["bits_summary"]["fields"] == 5
+    markdown = written["md"].read_text()
+    assert "## Bit coverage" in markdown and "| DataCopy | srcGap" in markdown.replace("  ", " ").replace("  ", " ")
+    assert "15 (calls need sparse-memory)" in markdown
+    html = written["html"].read_text()
+    assert 'id="bits"' in html and 'id="bits-DataCopy-srcGap"' in html
+    junit = written["junit"].read_text()
+    assert 'name="bits:DataCopy.srcGap" value="15/16 reachable bits witnessed' in junit
+
+
+def test_a_results_file_without_bits_still_loads(tmp_path: Path) -> None:
+    """`bits` is optional in a test record: a file written before it loads, its table witnesses nothing."""
+    write_results(tmp_path, [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")],
+                  products=["atlas-a2"], apis=["DataCopy"])
+    document = json.loads(write_all(tmp_path)["json"].read_text())
+    assert all(row["effective"] == [] for row in document["coverage"]["bits"])

@@ -22,7 +22,7 @@ from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.limits import LimitProbe
-from ascendc_conformance.strategies.legal import case_for, contexts
+from ascendc_conformance.strategies.legal import case_for, contexts, extended
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
 class CaseBox(ShortRepr):
@@ -64,7 +64,7 @@ def _supported(run: RunSession, record: CheckRecord, contexts: tuple[PathContext
 
 
 def _check_legal(run: RunSession, record: CheckRecord, contexts: tuple[PathContext, ...], data: st.DataObject) -> None:
-    supported = _supported(run, record, contexts)
+    supported = extended(_supported(run, record, contexts), run.target.hello.extensions)
     run.check(record, _draw(data, st.sampled_from(supported).flatmap(case_for)))
 
 
