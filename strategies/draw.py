@@ -56,6 +56,20 @@ class Problem:
 # up to capacity). Each test drawing from its own seed (runner.seeds), a ci run has about that many wide cases;
 # the boundary and reach tests pin the largest values.
 WIDE_CASE = st.shared(st.integers(0, 7).map(lambda n: n == 7), key="strategies.draw.WIDE_CASE")
+# Whether a case places its operands anywhere in their memories (else near their lowest addresses), apart from
+# its size class: an address costs nothing (regions cover only the bytes a call touches), and a target that keeps
+# GM addresses in 32 or 48 bits shows only above 4 GiB or 256 TiB, so every other case is placed far.
+FAR_ADDRESSES = st.shared(st.booleans(), key="strategies.draw.FAR_ADDRESSES")
+# A far address's top bits are drawn as a share of the range in these steps: Hypothesis draws an integer of a wide
+# range mostly small (st.integers(0, 2**64 - 1) is below 2**32 four times in five), of 8 bits evenly.
+ADDRESS_STEPS = 255
+
+
+def anywhere(draw, low: int, high: int, label: str) -> int:
+    """A value of [low, high] whose top bits are spread evenly (an address placed far), shrinking to low."""
+    step = (high - low) // ADDRESS_STEPS
+    base = low + step * draw(st.integers(0, ADDRESS_STEPS), label=f"{label}: where in the range")
+    return draw(st.integers(base, min(high, base + step)), label=label)
 SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
 
 
@@ -84,11 +98,10 @@ def all_ones(low: int, high: int) -> int:
     return ones if ones >= low else high
 
 
-def biased(draw, low: int, high: int, label: str, banded: bool = True, wide: bool | None = None) -> int:
+def biased(draw, low: int, high: int, label: str, wide: bool | None = None) -> int:
     """Small values in a small case; in a wide case a small value, a value of a drawn bit band (bit_bands: most
     often near its top, where the lower bits are set too), the largest value with every lower bit set
-    (all_ones), or the top of the range. `banded=False` draws uniformly instead of by bands and bits
-    (addresses, whose bits no rule is about).
+    (all_ones), or the top of the range.
 
     Every strategy drawn from is a plain st.integers, which Hypothesis keeps per bounds: a strategy built per
     call (a one_of over the bands of a range that changes from case to case) would be validated on every draw,
@@ -100,7 +113,7 @@ def biased(draw, low: int, high: int, label: str, banded: bool = True, wide: boo
         return draw(st.integers(low, min(high, low + 8)), label=label)
     if way == "top":
         return high
-    if not banded or low < 0:   # addresses, or a range around a faulty negative value: no bits to speak of
+    if low < 0:   # a range around a faulty negative value: no bits to speak of
         return draw(st.integers(low, high), label=label)
     if way == "ones":
         return all_ones(low, high)

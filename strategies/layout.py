@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ascendc_conformance.format.case import memory_of, region_keys
 from ascendc_conformance.strategies.context import PathContext, Unreachable
-from ascendc_conformance.strategies.draw import biased
+from ascendc_conformance.strategies.draw import FAR_ADDRESSES, anywhere
 
 GUARD_BYTES = 64  # bytes kept around the touched area so that writes just outside it are caught
 MAX_REGIONS = 16  # regions one memory of a sparse case may have (case extension sparse-memory)
@@ -156,7 +156,9 @@ def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
     first, last = -(-low // align), high // align
     if first > last:
         raise Unreachable(f"no {align}-byte aligned address in [{low}, {high}]")
-    return align * biased(draw, first, last, label, banded=False)
+    if draw(FAR_ADDRESSES):
+        return align * anywhere(draw, first, last, label)
+    return align * draw(st.integers(first, min(last, first + 8)), label=label)
 
 
 def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:

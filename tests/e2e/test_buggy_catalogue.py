@@ -118,6 +118,10 @@ CASES = {
                                  {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 32768},
                                  {"UB": noise(128, 22), "GM": noise(160, 23), "GM#1": (64 + 32 + 32768 * 32 - 32, noise(128, 24))}),
                      "extensions": ["sparse-memory"]},
+    # One burst of 32 B written to GM at 4 GiB + 64.
+    "gm-dst-at-4-gib": make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", (1 << 32) + 64),
+                                 {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                                 {"UB": noise(32, 25), "GM": (1 << 32, noise(128, 26))}),
     # Two float slices of 8 elements 65536 elements apart in GM (a stride past 16 bits).
     "slice-stride-65536": make_case(
         "DataCopySlice", "atlas-a2", ("GM", "float", 0), ("VECIN", "float", 0),
@@ -165,6 +169,7 @@ CATALOGUE = {
     buggy.DataCopyGmDstGapIn15Bits: ("gm-gap-32768", "one-burst"),
     buggy.SliceStrideIn16Bits: ("slice-stride-65536", "slice-strided"),
     buggy.LoadDataSimulatorTopBits: ("stride-32768-gm", "training-gap"),
+    buggy.GmAddressIn32Bits: ("gm-dst-at-4-gib", "one-burst"),
 }
 
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
