@@ -1,0 +1,83 @@
+"""The fill recipe: the bytes of a case's memory region, from a seed, a size and an address.
+
+Every generated region is filled by this one function, in runs and in packs alike, so that a pack can give a
+region as its recipe instead of its bytes and any language can rebuild it (the C++ reference is
+examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
+
+- seed 0: `size` zero bytes;
+- otherwise SplitMix64, counter-based: 64-bit word i (i = 0, 1, ...) is
+  `mix(seed + (i + 1) * 0x9E3779B97F4A7C15 mod 2**64)` with
+  `mix(z) = z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27; z *= 0x94D049BB133111EB; z ^= z >> 31`
+  (products mod 2**64), written little-endian; the region is the first `size` bytes of words 0, 1, ...;
+- `half_nan_to_inf` (a source region of a converting copy from a 2-byte float): every little-endian 16-bit
+  word lying wholly in the region at an even absolute address (region address + offset) whose exponent bits
+  (0x7C00) are all set gets its mantissa cleared (`w &= 0xFC00`): a half NaN becomes an infinity, since a
+  widening copy's NaN payload is not verified (semantics 3.1).
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import numpy as np
+
+GOLDEN = 0x9E3779B97F4A7C15
+MIX_1 = 0xBF58476D1CE4E5B9
+MIX_2 = 0x94D049BB133111EB
+MAX_SEED = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class Fill:
+    """How one region's bytes are made: `seed` (0: zeros), `size` bytes, and the half-NaN fix or not."""
+
+    seed: int
+    size: int
+    half_nan_to_inf: bool = False
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "size": self.size, "half_nan_to_inf": self.half_nan_to_inf}
+
+    def bytes_at(self, address: int) -> np.ndarray:
+        """The region's bytes when it starts at `address` (the half-NaN fix looks at absolute addresses)."""
+        data = splitmix64_bytes(self.seed, self.size)
+        return without_nan_halves(data, address) if self.half_nan_to_inf else data
+
+
+def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
+    """`size` bytes of the recipe for `seed` (a fresh, writable uint8 array; zeros for seed 0)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"a fill seed is 0 to 2**64-1, got {seed}")
+    if seed == 0:
+        return np.zeros(size, dtype=np.uint8)
+    words = -(-size // 8)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + np.arange(1, words + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
+        z ^= z >> np.uint64(31)
+    return z.astype("<u8").view(np.uint8)[:size].copy()
+
+
+def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
+    """Turn IEEE half NaNs into infinities, in place: the 16-bit words at even absolute addresses of a region
+    starting at `start` (see the module doc)."""
+    offset = start % 2
+    halves = data[offset: offset + (len(data) - offset) // 2 * 2].view("<u2")
+    nan = (halves & 0x7C00) == 0x7C00
+    halves[nan] &= 0xFC00
+    return data
+
+
+class FilledText(str):
+    """The base64 text of a region made by the recipe, which remembers its `fill`: a case drawn for a pack keeps
+    its regions' recipes this way (the case itself, and what a target is sent, are the plain text)."""
+
+    fill: Fill
+
+
+def filled_text(fill: Fill, address: int) -> FilledText:
+    """The base64 text of the region `fill` makes at `address`, remembering `fill`."""
+    text = FilledText(base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii"))
+    text.fill = fill
+    return text
