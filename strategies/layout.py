@@ -122,8 +122,8 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
 def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = False) -> dict[str, dict]:
     """The case's `memory` object: each region made by the fill recipe (format.fill) from one drawn seed, the
     i-th region (in name order) from seed + i (0 = zeros, only with `zero_fill`); the source region of a
-    converting copy from a 2-byte float has its half NaNs turned into infinities. Each region's text remembers
-    its recipe (a pack stores the recipe, not the bytes)."""
+    converting copy from a 2-byte float has its half NaNs turned into infinities (a pack build records each
+    region's recipe: format.fill.recording)."""
     seed = draw(st.integers(0 if zero_fill else 1, 2**32 - 1), label="fill seed")
     converting_half = (ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype)
     return {memory: {"address": start,

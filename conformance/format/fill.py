@@ -17,7 +17,10 @@ examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
 from __future__ import annotations
 
 import base64
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -69,15 +72,44 @@ def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
     return data
 
 
-class FilledText(str):
-    """The base64 text of a region made by the recipe, which remembers its `fill`: a case drawn for a pack keeps
-    its regions' recipes this way (the case itself, and what a target is sent, are the plain text)."""
+class Recipes:
+    """The recipe of every region text `filled_text` made while recording (`recording()`): a pack build draws
+    cases as a run does and keeps each region's recipe instead of its bytes. Texts are looked up by identity
+    (each is kept alive until `clear`), so a case's regions are plain strings, as every case's are."""
 
-    fill: Fill
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[str, Fill]] = {}
+
+    def add(self, text: str, fill: Fill) -> None:
+        self._made[id(text)] = (text, fill)
+
+    def of(self, text: str) -> Fill | None:
+        """The recipe `text` was made by (None: not made by filled_text while recording)."""
+        made = self._made.get(id(text))
+        return made[1] if made is not None and made[0] is text else None
+
+    def clear(self) -> None:
+        self._made.clear()
 
 
-def filled_text(fill: Fill, address: int) -> FilledText:
-    """The base64 text of the region `fill` makes at `address`, remembering `fill`."""
-    text = FilledText(base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii"))
-    text.fill = fill
+_RECORDING: ContextVar[Recipes | None] = ContextVar("ascendc_fill_recipes", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[Recipes]:
+    """Remember the recipe of every region made inside the block."""
+    recipes = Recipes()
+    token = _RECORDING.set(recipes)
+    try:
+        yield recipes
+    finally:
+        _RECORDING.reset(token)
+
+
+def filled_text(fill: Fill, address: int) -> str:
+    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording)."""
+    text = base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii")
+    recipes = _RECORDING.get()
+    if recipes is not None:
+        recipes.add(text, fill)
     return text

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ascendc_conformance.format.fill import FilledText, splitmix64_bytes, without_nan_halves
+from ascendc_conformance.format.fill import recording, splitmix64_bytes, without_nan_halves
 from ascendc_conformance.strategies.legal import legal_cases, select_paths
 from ascendc_conformance.strategies.sample import draw
 
@@ -58,18 +58,21 @@ def test_half_nans_become_infinities_at_even_absolute_addresses(address: int) ->
     assert list(fixed) == [0x7C00, plain, 0xFC00, inf]
 
 
-def test_the_strategies_fill_regions_by_the_recipe_and_remember_it() -> None:
-    cases = draw(legal_cases(select_paths(products=["atlas-a2"], apis=["DataCopy"])), 10, seed=3)
-    for case in cases:
-        for region in case["memory"].values():
-            text = region["data"]
-            assert isinstance(text, FilledText) and text.fill.size == len(base64.b64decode(text))
-            assert base64.b64decode(text) == text.fill.bytes_at(region["address"]).tobytes()
-    assert not any(region["data"].fill.half_nan_to_inf for case in cases for region in case["memory"].values())
+def test_the_strategies_fill_regions_by_the_recipe_recorded_in_a_pack_build() -> None:
+    with recording() as recipes:
+        cases = draw(legal_cases(select_paths(products=["atlas-a2"], apis=["DataCopy"])), 10, seed=3)
+        fills = [(region, recipes.of(region["data"])) for case in cases for region in case["memory"].values()]
+    for region, fill in fills:
+        assert type(region["data"]) is str and fill.size == len(base64.b64decode(region["data"]))
+        assert base64.b64decode(region["data"]) == fill.bytes_at(region["address"]).tobytes()
+    assert not any(fill.half_nan_to_inf for _, fill in fills)
+    assert recipes.of("".join(["A", "A=="])) is None   # a text it did not make
 
 
 def test_a_converting_copy_from_half_has_its_source_region_fixed() -> None:
     [path] = [p for p in select_paths(products=["atlas-a2"], apis=["DataCopy"]) if p.label.endswith("half->float")]
-    for case in draw(legal_cases([path]), 5, seed=3):
-        fixes = {name: region["data"].fill.half_nan_to_inf for name, region in case["memory"].items()}
-        assert fixes == {"L1": True, "BT": False}, fixes   # C1 is L1, C2 the bias table
+    with recording() as recipes:
+        cases = draw(legal_cases([path]), 5, seed=3)
+        fixes = [{name: recipes.of(region["data"]).half_nan_to_inf for name, region in case["memory"].items()}
+                 for case in cases]
+    assert fixes == [{"L1": True, "BT": False}] * len(cases)   # C1 is L1, C2 the bias table
