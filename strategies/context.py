@@ -65,7 +65,10 @@ class PathContext(ShortRepr):
         object every time (a test asks for it on every case, and a context keeps what it works out)."""
         if limits == self.limits:
             return self
-        return self._within.setdefault(limits, dataclasses.replace(self, limits=limits))
+        known = self._within.get(limits)
+        if known is None:
+            known = self._within[limits] = dataclasses.replace(self, limits=limits)
+        return known
 
     @cached_property
     def _within(self) -> dict[Limits, "PathContext"]:
