@@ -13,7 +13,7 @@ import abc
 import binascii
 import math
 from types import TracebackType
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from ascendc_conformance.format.answer import Answer, Hello, quoted
 from ascendc_conformance.format.bounded import MAX_DEPTH, clip
@@ -39,6 +39,12 @@ class Target(abc.ABC):
     @abc.abstractmethod
     def execute(self, case: dict[str, Any]) -> Answer:
         """Run one case v1 and return its Answer; never raises for target faults."""
+
+    def execute_many(self, cases: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Answer]]:
+        """Each case with its Answer, in order (an exec target keeps several in flight); stop iterating to
+        send no more."""
+        for case in cases:
+            yield case, self.execute(case)
 
     def close(self) -> None:
         """Release the target's resources; the default has none."""

@@ -122,7 +122,7 @@ def test_unrestricted_hello_supports_everything(targets):
 
 def test_context_manager_stops_the_process():
     with open_target(fake_spec("fake_echo.py"), timeout=TIMEOUT) as target:
-        popen = target._proc.popen
+        popen = target._slots[0].process.popen
         assert target.execute(make_case()).kind is AnswerKind.RESULT
     assert popen.poll() is not None
 
