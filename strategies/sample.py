@@ -6,6 +6,7 @@ faults of one rule); `draw(strategy, count, seed)` draws them outside any test, 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -16,6 +17,9 @@ from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import faults
 from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
+
+
+T = TypeVar("T")
 
 
 class SampleError(ConformanceError):
@@ -49,16 +53,18 @@ def selection(spec: Spec, product: str, api: str, route: str | None = None, dtyp
     return st.one_of([f.strategy() for f in generators])
 
 
-def draw(strategy: st.SearchStrategy[dict], count: int, seed: int) -> list[dict]:
-    """`count` cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same seed."""
-    drawn: list[dict] = []
+def draw(strategy: st.SearchStrategy[dict], count: int, seed: int, keep: Callable[[dict], T] = lambda case: case
+         ) -> list[T]:
+    """`count` cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same seed; each
+    kept as `keep(case)` returns it, as it is drawn (a pack build keeps a case's recipe, not its bytes)."""
+    drawn: list[T] = []
 
     @hypothesis_seed(seed)
     @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def collect(case: dict) -> None:
-        drawn.append(case)
+        drawn.append(keep(case))
 
     collect()
     return drawn
