@@ -536,8 +536,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         summary = f"No failure verdict in {tests} tests ({cases} cases)."
         if results.declared_limits:
             summary += (f" Within the {len(results.declared_limits)} limit(s) the target declares, stricter than the "
-                        "spec (each listed with the rule it deviates from): its legal cases were drawn within them, "
-                        "and it rejected the cases past them.")
+                        "spec (each listed with the rule it deviates from): "
+                        + ("the pack's cases beyond them were not sent (the limits themselves untested)." if results.pack
+                           else "its legal cases were drawn within them, and it rejected the cases past them."))
     if extras:
         summary += " Also: " + "; ".join(extras) + "."
     profile = results.profile
@@ -571,8 +572,7 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     if results.pack:
         if results.declared_limits:
             remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
-                           "which it must reject) and the pack's cases beyond those limits were not sent: a profile "
-                           "run (`run --profile full`) tests the declared limits.")
+                           "which it must reject): a profile run (`run --profile full`) tests the declared limits.")
     elif results.seed is None:
         remarks.append("The seed was not fixed: pass --hypothesis-seed to make the run reproducible.")
     if len(results.shards) > 1:
