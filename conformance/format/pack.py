@@ -280,8 +280,7 @@ def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tu
     """Write a pack into `directory` (new or empty): a file per test, FORMAT.md, then the manifest (`header`:
     its fields but tests, files and counts, which are worked out here). The same content gives the same bytes
     (sorted keys, gzip without a time stamp), hence the same pack id."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+    check_new_directory(directory)
     (directory / TESTS_DIR).mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     listed = []
@@ -298,6 +297,12 @@ def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tu
                 "tests": [test.to_json() for test in listed], "files": files}
     (directory / MANIFEST_FILE).write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
     return open_pack(directory)
+
+
+def check_new_directory(directory: Path) -> None:
+    """PackError unless `directory` can take a new pack: it does not exist or is an empty directory."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
 
 
 def counts(tests: list[PackTest]) -> dict:

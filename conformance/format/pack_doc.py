@@ -73,6 +73,9 @@ an `ok` result given by the SHA-256 of its bytes after the call:
     {{"status": "ok", "memory": {{"GM": {{"address": 4096, "sha256": "<hex>"}}, ...}}, "depends_on": [...]}}
     {{"status": "rejected", "rules": ["DataCopy-blockCount-max"], "message": "...", "depends_on": [...]}}
 
+Under a reading other than the default a result may also be `{{"status": "unspecified", "rules": [...]}}`: the
+documents leave the outcome open under that reading (no answer matches it).
+
 ## Judging a case
 
 - expected `ok`: the implementation must perform the call and every region of the case, after it, must have

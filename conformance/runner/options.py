@@ -235,9 +235,9 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("pack", "run exactly the cases of this certification pack (`ascendc-conformance pack build`), no "
                       "case drawn: the pack fixes the products, APIs, profile and cases (select tests with -k); the "
                       "statement names its pack id; a pack whose hashes do not match is refused", metavar="DIR"),
-    RunOption("target_processes", "processes of an exec: target each run (each worker) starts; a test of a pack "
-                                  "sends its cases to them, several in flight on each (a profile run draws its "
-                                  f"cases one at a time and uses one); 1 to {MAX_TARGET_PROCESSES} (default 1)",
+    RunOption("target_processes", "how many processes of an exec: target to start (in each worker): a pack test's "
+                                  "cases are shared among them, several in flight on each (a profile run draws "
+                                  f"one case at a time and uses one); 1 to {MAX_TARGET_PROCESSES} (default 1)",
               metavar="N", default=1, type=process_count),
 )
 

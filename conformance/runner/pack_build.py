@@ -22,11 +22,13 @@ import pytest
 import ascendc_conformance
 from ascendc_conformance import reference
 from ascendc_conformance.format.fill import Recipes, recording
-from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, digested, recipe_case,
-                                             write_pack)
+from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, digested,
+                                             recipe_case, write_pack)
 from ascendc_conformance.format.pack_doc import format_text
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.runner import gates
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.runner import gates, options
+from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.session import PACKED_KINDS, CheckRecord, RunSession, RunSettings, check_expectation
 from ascendc_conformance.strategies.faults import Expectation
 from ascendc_conformance.strategies.sample import draw
@@ -86,7 +88,13 @@ def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str]
     unknown product or API, PackError for an unusable output directory."""
     session = RunSession(RunSettings(target=BUILT_AGAINST, products=settings.products, apis=settings.apis,
                                      profile=settings.profile))
-    products, apis = session.products, session.apis   # checked: an unknown name is a usage error
+    for name in ("product", "api"):   # an unknown name is a usage error naming the option
+        try:
+            getattr(session, f"{name}s")
+        except ConformanceError as error:
+            raise OptionError(options.named(name), str(error)) from None
+    products, apis = session.products, session.apis
+    check_new_directory(out)
     tests = list(session.tests(*PACKED_KINDS))
     width = len(str(len(tests)))
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ascendc_conformance.cli.commands import add_verb_parser
+from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.pack import MANIFEST_FILE, verify_pack
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
@@ -36,7 +37,10 @@ def register(subparsers: Any) -> None:
                   "ascendc-conformance pack build --profile ci --product atlas-a2 --api DataCopy --out pack/"])
     profile = options.named("profile")
     build_parser.add_argument("--profile", default=profile.default, choices=profile.choices,
-                              help="how many cases per test: " + profile.help.split(": ", 1)[1])
+                              metavar="|".join(profile.choices),
+                              help="how many cases per test: " + ", ".join(f"{name} ({count})" for name, count
+                                                                         in PROFILES.items())
+                                   + f"; only a pack built from full makes a certification run (default {profile.default})")
     seed = options.named("seed")
     build_parser.add_argument("--seed", type=seed.parse, metavar="N",
                               help=f"Hypothesis seed of every test's draw, 0 to {options.MAX_SEED} (default: a random "
@@ -67,9 +71,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         step = done * PROGRESS_STEPS // total
         if step not in shown:
             shown.add(step)
-            print(f"pack build: {done}/{total} tests ({test_id})", file=sys.stderr, flush=True)
+            print(f"pack build (profile {settings.profile}, seed {settings.seed}): {done}/{total} tests ({test_id})",
+                  file=sys.stderr, flush=True)
 
-    print(f"pack build: profile {settings.profile}, seed {settings.seed}", file=sys.stderr, flush=True)
     pack = build(settings, Path(args.out), progress)
     _describe(pack)
     return 0
