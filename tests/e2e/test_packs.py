@@ -94,6 +94,19 @@ def test_catalogue_targets_are_caught_with_a_replay(quick_pack, tmp_path: Path, 
     assert cli("replay", str(tmp_path / failing[0]["replay"]), "--target", "reference").returncode == 0
 
 
+def test_a_pack_run_judges_under_the_runs_reading(quick_pack, tmp_path: Path) -> None:
+    """The pack holds every computable reading's expected result: under --reading D13=destination-bytes the
+    reference (which follows the seed) fails the D13 cases, and a target following that reading passes."""
+    directory, _ = quick_pack
+    reading = ["--reading", "D13=destination-bytes"]
+    done = cli("run", "--pack", str(directory), "--target", "reference", *reading, "--report", str(tmp_path))
+    assert done.returncode == 1, done.stdout[-3000:]
+    failing = [t for t in results(tmp_path)[1].values() if t["verdict"] == "fail"]
+    assert failing and all("D13=destination-bytes" in t["message"] for t in failing)
+    follower = "python:tests.fixtures.buggy.targets:FollowsD13DestinationBytes"
+    assert cli("run", "--pack", str(directory), "--target", follower, *reading).returncode == 0
+
+
 def test_behind_exec_with_two_processes_the_verdicts_are_the_same(quick_pack, tmp_path: Path) -> None:
     directory, _ = quick_pack
     in_process = cli("run", "--pack", str(directory), "--target", "reference", "--report", str(tmp_path / "a"))
