@@ -64,6 +64,23 @@ def test_a_tampered_pack_is_refused_before_the_run(quick_pack, tmp_path: Path) -
         assert str(test_file) in line and "SHA-256 does not match" in line
 
 
+def test_what_a_pack_run_refuses(quick_pack, tmp_path: Path) -> None:
+    """A selection beside the pack, several processes of an in-process target, a pack of another spec: each one
+    line naming the option, exit 2, before the run."""
+    directory, _ = quick_pack
+    other_spec = tmp_path / "other"
+    subprocess.run(["cp", "-r", str(directory), str(other_spec)], check=True)
+    manifest = json.loads((other_spec / "manifest.json").read_text())
+    (other_spec / "manifest.json").write_text(json.dumps({**manifest, "spec_digest": "0123456789abcdef"}))
+    for args, words in ((["--pack", str(directory), "--product", "910B"], "--product: 910B: the pack"),
+                        (["--pack", str(directory), "--target-processes", "2"], "--target-processes: 2: only an exec:"),
+                        (["--pack", str(other_spec)], "--pack: " + str(other_spec) + " was built from spec 0123456789abcdef")):
+        done = cli("run", "--target", "reference", *args)
+        assert done.returncode == 2 and done.stdout == "", done.stdout[-2000:]
+        [line] = done.stderr.splitlines()
+        assert words in line, line
+
+
 def test_the_reference_passes_every_test_and_the_statement_names_the_pack(quick_pack, tmp_path: Path) -> None:
     directory, pack_id = quick_pack
     done = cli("run", "--pack", str(directory), "--target", "reference", "--report", str(tmp_path))
