@@ -7,6 +7,9 @@
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
     python benchmarks/run.py --catalogue-seeds N  # catalogue_caught over the seeds 1..N (default 4)
+    python benchmarks/run.py --packs-only     # only the certification packs: pack_vs_profile,
+                                              # pack_exec_vs_inprocess, pack_cases_per_s, pack_sizes_mib
+    python benchmarks/run.py --skip-full-pack # without building the full pack (its size)
 
 Every figure is a median over repeated measurements (time.perf_counter). The code measured is the installed
 package `ascendc_conformance` (run `python3 -m pip install .` in this working tree first).
@@ -54,7 +57,8 @@ GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "ref
          "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
          "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20",
          "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5",
-         "catalogue_caught": "every (bug, seed)"}
+         "catalogue_caught": "every (bug, seed)", "pack_vs_profile": "<= 0.2", "pack_exec_vs_inprocess": "<= 1.5",
+         "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB"}
 
 
 def log(message: str) -> None:
@@ -459,6 +463,72 @@ def catalogue_caught(details: dict, seeds: int) -> str:
     return f"{len(pairs) - len(missed)}/{len(pairs)}"
 
 
+# --- 9. certification packs ----------------------------------------------------------------------------------------------
+
+SERVED_REFERENCE = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
+
+
+def build_pack(directory: Path, profile: str, seed: int) -> dict:
+    """`pack build --profile P --seed N` of every product and API into `directory`: build seconds, size, cases."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "pack", "build", "--profile", profile,
+                           "--seed", str(seed), "--out", str(directory)], cwd=ROOT, env=_cli_env(),
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"pack build --profile {profile} exited {done.returncode}:\n{done.stderr[-2000:]}")
+    manifest = json.loads((directory / "manifest.json").read_text())
+    size = sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
+    return {"profile": profile, "build_s": round(time.perf_counter() - start, 1), "bytes": size,
+            "mib": round(size / 2**20, 2), "mb": round(size / 1e6, 2), "tests": manifest["counts"]["tests"],
+            "cases": manifest["counts"]["cases"], "files": len(manifest["files"]) + 1}
+
+
+def _run_seconds(args: list[str]) -> float:
+    """Wall time of one `python -m ascendc_conformance run ARGS --progress off` (it must pass)."""
+    argv = [sys.executable, "-m", "ascendc_conformance", "run", *args, "--progress", "off"]
+    start = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, env=_cli_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout[-2000:]}")
+    return elapsed
+
+
+def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
+    """The `ci` pack of every product and API (seed N) run against the reference in-process, against the same
+    reference served over exec with one and with two target processes, and the `ci` profile run of the same
+    selection and seed in-process: wall times of whole CLI runs, alternated, medians of `repeats` each. With
+    `full`, the `full` pack is built too, for its size."""
+    with tempfile.TemporaryDirectory() as directory:
+        packs = {"ci": build_pack(Path(directory) / "ci", "ci", seed)}
+        log(f"  ci pack: {packs['ci']}")
+        if full:
+            packs["full"] = build_pack(Path(directory) / "full", "full", seed)
+            log(f"  full pack: {packs['full']}")
+        pack = str(Path(directory) / "ci")
+        runs = {"profile": ["--target", "reference", "--profile", "ci", "--seed", str(seed)],
+                "pack": ["--target", "reference", "--pack", pack],
+                "pack_exec_1": ["--target", SERVED_REFERENCE, "--pack", pack],
+                "pack_exec_2": ["--target", SERVED_REFERENCE, "--pack", pack, "--target-processes", "2"]}
+        samples: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(repeats):
+            for name, args in runs.items():
+                samples[name].append(_run_seconds(args))
+                log(f"  {name}: {samples[name][-1]:.1f} s")
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    cases = packs["ci"]["cases"]
+    exec_best = min(medians["pack_exec_1"], medians["pack_exec_2"])
+    details["pack_runs"] = {"packs": packs, "seconds": {name: [round(v, 2) for v in values]
+                                                        for name, values in samples.items()},
+                            "loadavg": os.getloadavg()}
+    return {"pack_vs_profile": round(medians["pack"] / medians["profile"], 2),
+            "pack_exec_vs_inprocess": {"processes_1": round(medians["pack_exec_1"] / medians["pack"], 2),
+                                       "processes_2": round(medians["pack_exec_2"] / medians["pack"], 2)},
+            "pack_cases_per_s": {"inprocess": round(cases / medians["pack"], 1),
+                                 "exec": round(cases / exec_best, 1)},
+            "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()}}
+
+
 # --- driver ---------------------------------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -471,6 +541,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalogue-seeds", type=int, default=4, metavar="N",
                         help="catalogue_caught over the seeds 1..N (default 4)")
     parser.add_argument("--details", metavar="FILE", help="write the raw timings behind every figure to FILE")
+    parser.add_argument("--skip-full-pack", action="store_true",
+                        help="do not build the full pack (several minutes): pack_sizes_mib gives the ci pack only")
+    parser.add_argument("--packs-only", action="store_true", help="measure only the certification packs' keys")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -478,6 +551,10 @@ def main(argv: list[str] | None = None) -> int:
                                            "cpus": os.cpu_count(), "platform": platform.platform(),
                                            "loadavg_at_start": os.getloadavg()}}
     results: dict[str, Any] = {}
+    if args.packs_only:
+        log("certification packs: build, pack runs against the profile run ...")
+        results = pack_runs(details, args.seed, repeats=2, full=not args.skip_full_pack)
+        return _report(args, results, details, started)
     log("reference vs memcpy ...")
     results["reference_vs_memcpy"] = reference_vs_memcpy(args.repeats, details)
     log("small cases ...")
@@ -503,6 +580,8 @@ def main(argv: list[str] | None = None) -> int:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
         details["ci_runs"] = "skipped (--skip-run)"
+        for key in ("pack_vs_profile", "pack_exec_vs_inprocess", "pack_cases_per_s", "pack_sizes_mib"):
+            results[key] = None
     else:
         log("exec vs in-process runs ...")
         results["exec_vs_inprocess"] = exec_vs_inprocess(details)
@@ -515,9 +594,15 @@ def main(argv: list[str] | None = None) -> int:
         results["xdist_speedup"] = round(runs[0]["seconds"] / runs[1]["seconds"], 2)
         results["peak_rss_mb"] = {f"workers_{run['workers']}": run["peak_rss_mb"] for run in runs}
         details["ci_runs"] = runs
+        log("certification packs: build, pack runs against the profile run ...")
+        results.update(pack_runs(details, args.seed, repeats=2, full=not args.skip_full_pack))
+    return _report(args, {key: results[key] for key in GOALS}, details, started)
+
+
+def _report(args: argparse.Namespace, results: dict, details: dict, started: float) -> int:
+    """Print the results (a table, or JSON) and write the details."""
     details["benchmark_seconds"] = round(time.perf_counter() - started, 1)
     details["machine"]["loadavg_at_end"] = os.getloadavg()
-    results = {key: results[key] for key in GOALS}
     if args.details:
         Path(args.details).write_text(json.dumps({"results": results, "details": details}, indent=2) + "\n")
     if args.json:

@@ -474,15 +474,23 @@ class Certification:
     typed: bool = False                         # the target declares itself typed (limits.typed)
     checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
     type_enforced: int = 0                      # fault tests not sent to it as typed
+    pack: str | None = None                     # the id of the certification pack the cases came from
 
     @property
-    def lines(self) -> tuple[str, ...]:
+    def cases_from(self) -> str:
+        """What fixed the cases: the pack (its id), or the seed with the Hypothesis release that drew them."""
+        if self.pack is not None:
+            return f"pack {self.pack}"
         seed = str(self.seed) if self.seed is not None else "not fixed (random)"
         if self.seed is not None and self.hypothesis_versions:
             seed += f" (Hypothesis {', '.join(self.hypothesis_versions)})"
+        return f"seed {seed}"
+
+    @property
+    def lines(self) -> tuple[str, ...]:
         return (f"Target: {self.target}",
                 f"Suite: ascendc-conformance {self.suite_version}; spec digest {self.spec_digest}; "
-                f"profile {self.profile}; seed {seed}",
+                f"profile {self.profile}; {self.cases_from}",
                 f"Reading of the disputed points: {self.reading}",
                 "Covered (paths x dtypes whose legal tests ran, of those documented): "
                 + (", ".join(f"{p['product']}/{p['api']} {p['covered']} of {p['documented']}" for p in self.pairs
@@ -513,7 +521,7 @@ class Certification:
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
                 "cases": self.cases, "declared_limits": [thaw(limit) for limit in self.declared_limits],
                 "typed": self.typed, "checks_regions": self.checks_regions, "type_enforced": self.type_enforced,
-                "text": self.text}
+                "pack": self.pack, "text": self.text}
 
 
 def certify(results: RunResults, coverage: Coverage) -> Certification:
@@ -566,8 +574,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         summary = f"No failure verdict in {tests} tests ({cases} cases)."
         if results.declared_limits:
             summary += (f" Within the {len(results.declared_limits)} limit(s) the target declares, stricter than the "
-                        "spec (each listed with the rule it deviates from): its legal cases were drawn within them, "
-                        "and it rejected the cases past them.")
+                        "spec (each listed with the rule it deviates from): "
+                        + ("the pack's cases beyond them were not sent (the limits themselves untested)." if results.pack
+                           else "its legal cases were drawn within them, and it rejected the cases past them."))
     if extras:
         summary += " Also: " + "; ".join(extras) + "."
     profile = results.profile
@@ -591,13 +600,18 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                  f"{EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
     else:
         is_certification = True
-        scope = "This is a certification run (profile full)."
+        scope = ("This is a certification run (profile full"
+                 + (f", pack {results.pack['id']})." if results.pack else ")."))
     not_run = sum(c.state == NOT_RUN for c in coverage.cells)
     if not_run and not results.killed and not missing_shards:
         selected = coverage.paths_summary()["selected"]
         remarks.append(f"{not_run} of {selected} selected paths × dtypes have no test record: the run stopped before "
                        f"them (e.g. -x / --exitfirst after the first failure).")
-    if results.seed is None:
+    if results.pack:
+        if results.declared_limits:
+            remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
+                           "which it must reject): a profile run (`run --profile full`) tests the declared limits.")
+    elif results.seed is None:
         remarks.append("The seed was not fixed: pass --hypothesis-seed to make the run reproducible.")
     if len(results.shards) > 1:
         remarks.append(f"Merged from {len(results.shards)} results files"
@@ -612,7 +626,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          summary=summary, scope=scope, remarks=tuple(remarks), failing_tests=len(failing), tests=tests,
                          cases=cases, declared_limits=results.declared_limits, typed=results.limits.typed,
                          checks_regions=results.limits.checks_regions,
-                         type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests))
+                         type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests),
+                         pack=results.pack["id"] if results.pack else None)
 
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------

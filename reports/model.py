@@ -32,7 +32,7 @@ VERDICT_ORDER = tuple(Outcome)
 VERDICTS = VERDICT_ORDER
 FAILURE_VERDICTS = FAILURES
 # The metadata that must agree when shards are merged.
-MERGE_KEYS = ("target", "spec_digest", "profile", "seed", "reading")
+MERGE_KEYS = ("target", "spec_digest", "profile", "seed", "reading", "pack")
 
 
 class ReportError(ConformanceError):
@@ -158,6 +158,11 @@ class RunResults:
         return self._get("seed")
 
     @property
+    def pack(self) -> Mapping | None:
+        """The certification pack the run took its cases from (id, profile, ...; runner.recorder), or None."""
+        return self._get("pack")
+
+    @property
     def hypothesis_versions(self) -> tuple[str, ...]:
         """The Hypothesis releases that drew the cases (one per shard at most): with the seed, what fixes them."""
         return tuple(sorted({str(s.machine["hypothesis"]) for s in self.shards if s.machine.get("hypothesis")}))
@@ -261,6 +266,7 @@ class RunResults:
         machines = [thaw(s.machine) for s in self.shards]
         return {"target": self.target, "hello": thaw(self.hello), "suite_version": self.suite_version,
                 "spec_digest": self.spec_digest, "profile": self.profile, "seed": self.seed,
+                "pack": thaw(self.pack) if self.pack else None,
                 "reading": self.reading, "reading_choices": thaw(self.reading_choices),
                 "products": list(self.products), "apis": list(self.apis), "started": self.started,
                 "finished": self.finished, "exit_status": self.exit_status, "killed": self.killed,
@@ -389,7 +395,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
             mismatches.append(f"{key} differs ({listed})")
     if mismatches:
         raise ReportError("cannot merge results of different runs (shards of one run share target, spec digest, "
-                          "profile, seed and reading): " + "; ".join(mismatches))
+                          "profile, seed, reading and pack): " + "; ".join(mismatches))
     notes: list[str] = []
     for part in parts:
         notes.extend(part.notes)

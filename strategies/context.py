@@ -64,10 +64,15 @@ class PathContext(ShortRepr):
 
     def within(self, limits: Limits) -> "PathContext":
         """The same path drawn within a target's declared limits (stricter alignments, lower maxima); the same
-        object every time (a test asks for it on every case, and a context keeps what it works out)."""
-        if limits == self.limits:
+        object every time (a test asks for it on every case, and a context keeps what it works out). Only the
+        limits that narrow the spec (alignments, maxima) change what is drawn: a target declaring none gets the
+        context itself."""
+        if limits.deviations == self.limits.deviations:
             return self
-        return self._within.setdefault(limits, dataclasses.replace(self, limits=limits))
+        known = self._within.get(limits)
+        if known is None:
+            known = self._within[limits] = dataclasses.replace(self, limits=limits)
+        return known
 
     @cached_property
     def _within(self) -> dict[Limits, "PathContext"]:

@@ -8,13 +8,12 @@ source bytes looks right, and some Hypothesis releases draw seed 0 for most of a
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
-import numpy as np
 from hypothesis import strategies as st
 
 from ascendc_conformance.format.case import memory_of, region_keys
+from ascendc_conformance.format.fill import Fill, filled_text
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.draw import FAR_ADDRESSES, anywhere
 
@@ -210,29 +209,15 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
     return found
 
 
-def fill(seed: int, size: int) -> np.ndarray:
-    if seed == 0:
-        return np.zeros(size, dtype=np.uint8)
-    return np.random.default_rng(seed).integers(0, 256, size, dtype=np.uint8)
-
-
-def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
-    """Turn IEEE half NaNs into infinities: a widening copy's NaN payload is not verified (semantics 3.1)."""
-    offset = start % 2
-    halves = data[offset: offset + (len(data) - offset) // 2 * 2].view("<u2")
-    nan = (halves & 0x7C00) == 0x7C00
-    halves[nan] &= 0xFC00
-    return data
-
-
 def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = False) -> dict[str, dict]:
-    """The case's `memory` object: each region filled from one drawn seed (0 = zeros, only with `zero_fill`)."""
+    """The case's `memory` object: each region made by the fill recipe (format.fill) from one drawn seed, the
+    i-th region (in name order) from seed + i (0 = zeros, only with `zero_fill`); the source region of a
+    converting copy from a 2-byte float has its half NaNs turned into infinities (a pack build records each
+    region's recipe: format.fill.recording)."""
     seed = draw(st.integers(0 if zero_fill else 1, 2**32 - 1), label="fill seed")
-    images = {}
-    for index, (memory, (start, stop)) in enumerate(sorted(spans.items())):
-        data = fill(seed and seed + index, stop - start)
-        if ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype \
-                and memory_of(memory) == ctx.memory("src"):
-            data = without_nan_halves(data, start)
-        images[memory] = {"address": start, "data": base64.b64encode(data.tobytes()).decode("ascii")}
-    return images
+    converting_half = (ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype)
+    return {memory: {"address": start,
+                     "data": filled_text(Fill(seed and seed + index, stop - start,
+                                              half_nan_to_inf=converting_half and memory_of(memory) == ctx.memory("src")),
+                                         start)}
+            for index, (memory, (start, stop)) in enumerate(sorted(spans.items()))}

@@ -133,3 +133,22 @@ def probes(spec: Spec, limits: Limits, paths: Iterable[Path]) -> list[LimitProbe
         if ctxs:
             built.append(LimitProbe(deviation, tuple(ctxs)))
     return built
+
+
+def beyond(case: dict, ctx: PathContext, limits: Limits, exempt: frozenset[str] = frozenset()) -> str | None:
+    """What of a drawn case lies past a limit the target declares, in words (None: nothing): a parameter above a
+    declared maximum (but the `exempt` ones, which a fault pins on purpose), or an operand not aligned as the
+    target demands (but one the case misaligns against the spec itself: a misalignment fault's point). A
+    profile run draws its cases within the limits (PathContext.within); a pack's were drawn without them."""
+    api, product = ctx.api.name, ctx.product.id
+    for name, value in case["params"].items():
+        maximum = limits.maximum(api, product, name)
+        if name not in exempt and isinstance(value, int) and maximum is not None and value > maximum:
+            return f"{name} = {value} is above the declared {maximum}"
+    spec_only = ctx.within(Limits())
+    for operand in ("src", "dst"):
+        address, position = case[operand]["address"], ctx.position(operand)
+        declared = limits.alignment(api, operand, position, ctx.product.memory_of(position))
+        if address % spec_only.alignment(operand) == 0 and address % declared:
+            return f"the {operand} address {address:#x} is not {declared}-B aligned as declared"
+    return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Callable, TypeVar
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -20,6 +21,7 @@ from ascendc_conformance.strategies.legal import case_for, contexts, select_path
 
 
 DRAWS_PER_CASE = 10   # draws allowed per distinct case asked for, before giving up on finding more
+T = TypeVar("T")
 
 
 class SampleError(ConformanceError):
@@ -57,19 +59,35 @@ class _Enough(Exception):
     """`count` distinct cases were drawn: stops Hypothesis's generation (no shrink phase runs)."""
 
 
-def draw(strategy: st.SearchStrategy[dict], count: int, seed: int) -> list[dict]:
+class _Boxed:
+    """A drawn case whose repr is short: Hypothesis writes the repr of the example that raised _Enough, and a
+    case's is up to megabytes of base64."""
+
+    def __init__(self, case: dict):
+        self.case = case
+
+    def __repr__(self) -> str:
+        return "<case>"
+
+
+def draw(strategy: st.SearchStrategy[dict], count: int, seed: int, keep: Callable[[dict], T] = lambda case: case
+         ) -> list[T]:
     """`count` distinct cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same
-    seed. Hypothesis may draw a case twice (its first, simplest example again, say): duplicates are skipped."""
-    drawn: dict[str, dict] = {}
+    seed, each kept as `keep(case)` returns it, as it is drawn (a pack build keeps a case's recipe, not its
+    bytes). Hypothesis may draw a case twice (its first, simplest example again, say): duplicates are skipped."""
+    drawn: dict[str, T] = {}
 
     @hypothesis_seed(seed)
     @settings(max_examples=DRAWS_PER_CASE * count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(case: dict) -> None:
+    @given(strategy.map(_Boxed))
+    def collect(boxed: _Boxed) -> None:
+        case = boxed.case
         if len(drawn) >= count:
             raise _Enough
-        drawn.setdefault(json.dumps(case, sort_keys=True), case)
+        key = json.dumps(case, sort_keys=True)
+        if key not in drawn:
+            drawn[key] = keep(case)
         if len(drawn) >= count:
             raise _Enough
 

@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "ascendc_conformance.cli.commands.report_cmd",
     "ascendc_conformance.cli.commands.run_cmd",
     "ascendc_conformance.cli.commands.sample_cmd",
+    "ascendc_conformance.cli.commands.pack_cmd",
 )
 
 DESCRIPTION = """\

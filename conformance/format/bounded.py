@@ -9,8 +9,11 @@ would be accepted. `clip` cuts what a target says to a documented length before 
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import operator
+import re
 from typing import IO, Any, Iterator
 
 from ascendc_conformance.format.errors import ConformanceError
@@ -51,30 +54,21 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     return f"{type(value).__name__} {clip(repr(value), limit)}"
 
 
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)   # a JSON string, or an unterminated one to the end
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEPS = str.maketrans({"[": "\x02", "{": "\x02", "]": "\x00", "}": "\x00"})   # 2 per opening, 0 per closing
+
+
 def depth(text: str, limit: int = MAX_DEPTH) -> int:
-    """The nesting depth of the JSON text's arrays and objects (strings skipped), counted up to `limit + 1`:
-    linear, and never recursive, whatever the text."""
-    level = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            level += 1
-            if level > deepest:
-                deepest = level
-                if deepest > limit:
-                    return deepest
-        elif char in "]}":
-            level -= 1
-    return deepest
+    """The nesting depth of the JSON text's arrays and objects (strings skipped, an unterminated one to the end),
+    counted up to `limit + 1`: linear, never recursive, whatever the text, and at C speed (regular expressions
+    drop the strings and all but the brackets; the depth after the i-th bracket is twice the openings among the
+    first i, less i)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if not brackets:
+        return 0
+    levels = map(operator.sub, itertools.accumulate(brackets.translate(_STEPS).encode("latin-1")), itertools.count(1))
+    return min(max(max(levels), 0), limit + 1)
 
 
 def _no_constant(name: str) -> Any:

@@ -19,6 +19,8 @@ PLUGIN_PREFIX = "--ascendc-"
 PROGRESS_MODES = ("auto", "live", "lines", "off")
 MAX_WORKERS = 64
 """Most xdist workers `run --workers` starts (each runs its own target process)."""
+MAX_TARGET_PROCESSES = 64
+"""Most processes of an exec target one run (each xdist worker of it) starts."""
 MAX_SEED = 2**64 - 1
 MAX_SHARDS = 10_000
 SHOWN_CHARS = 40
@@ -71,6 +73,11 @@ def _whole(text: str, low: int, high: int, what: str) -> int:
 def worker_count(text: str) -> int:
     """A number of xdist workers, 1..MAX_WORKERS."""
     return _whole(text, 1, MAX_WORKERS, "a number of workers")
+
+
+def process_count(text: str) -> int:
+    """A number of target processes, 1..MAX_TARGET_PROCESSES."""
+    return _whole(text, 1, MAX_TARGET_PROCESSES, "a number of target processes")
 
 
 def seed(text: str) -> int:
@@ -196,7 +203,7 @@ OPTIONS: tuple[RunOption, ...] = (
                      "default: all",
               metavar="API", repeatable=True),
     RunOption("profile", "how many cases per test: " + ", ".join(f"{name} ({count})" for name, count in PROFILES.items())
-              + f"; only full is a certification run (default {DEFAULT_PROFILE})",
+              + f"; only full is a certification run (default {DEFAULT_PROFILE}; with --pack, the pack's own)",
               default=DEFAULT_PROFILE, choices=tuple(PROFILES)),
     RunOption("report", "write results.jsonl, replays and reports into DIR", metavar="DIR"),
     RunOption("report_details", "list every test in full in report.json (default: the tests that did not fail are "
@@ -227,10 +234,18 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("lenient_rules", "pass every rejection of an illegal call, whatever rules it names (for targets whose "
                                "rule names are approximate); one naming only other rules is counted in the rule "
                                "table's 'rejected for another rule' column", flag=True),
+    RunOption("pack", "run exactly the cases of this certification pack (`ascendc-conformance pack build`), no "
+                      "case drawn: the pack fixes the products, APIs, profile and cases (select tests with -k); the "
+                      "statement names its pack id; a pack whose hashes do not match is refused", metavar="DIR"),
+    RunOption("target_processes", "how many processes of an exec: target to start (in each worker): a pack test's "
+                                  "cases are shared among them, several in flight on each (a profile run draws "
+                                  f"one case at a time and uses one); 1 to {MAX_TARGET_PROCESSES} (default 1)",
+              metavar="N", default=1, type=process_count),
 )
 
 
-SEED = RunOption("seed", f"Hypothesis seed, 0 to {MAX_SEED} (default: a random one, printed in the header)",
+SEED = RunOption("seed", f"Hypothesis seed, 0 to {MAX_SEED} (default: a random one, printed in the header; "
+                         "unused with --pack: its cases are drawn already)",
                  metavar="N", type=seed, pytest_flag="--hypothesis-seed")
 WORKERS = RunOption("workers", f"parallel workers (pytest-xdist), 1 to {MAX_WORKERS} (default 1)", metavar="N",
                     default=1, type=worker_count, pytest_flag="-n")

@@ -25,7 +25,7 @@ try:
 except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backport there
     from exceptiongroup import BaseExceptionGroup
 
-from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
+from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
@@ -33,6 +33,8 @@ from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_AT
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
+DRAWN_TESTS, PACK_TESTS = SUITE_DIR / "test_conformance.py", SUITE_DIR / "test_pack.py"
+"""The suite's two test modules, of the same tests: one draws the cases (a profile run), one takes a pack's."""
 PACKAGE_DIR = SUITE_DIR.parents[1]   # ascendc_conformance installed; conformance/ in a source checkout
 SESSION_KEY = pytest.StashKey[RunSession]()
 RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
@@ -137,7 +139,7 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 
 
 def _load_run_profile(session: RunSession) -> None:
-    settings.load_profile(f"ascendc-{session.settings.profile}")
+    settings.load_profile(f"ascendc-{session.profile}")
 
 
 @pytest.hookimpl(trylast=True)
@@ -156,14 +158,24 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         session.close()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Of the suite's two test modules, the one of the run: a pack's, or the one drawing the cases."""
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None and collection_path in (DRAWN_TESTS, PACK_TESTS):
+        return collection_path != (PACK_TESTS if session.pack is not None else DRAWN_TESTS)
+    return None
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash.get(SESSION_KEY, None)
     if session is None:
         return
-    for fixture, items in (("ascendc_smoke", session.smoke), ("ascendc_path", session.paths),
-                           ("ascendc_fault", session.faults), ("ascendc_boundary", session.boundaries),
-                           ("ascendc_limit", session.limit_probes)):
+    for fixture, kind in (("ascendc_smoke", TestKind.SMOKE), ("ascendc_path", TestKind.LEGAL),
+                          ("ascendc_fault", TestKind.ILLEGAL), ("ascendc_boundary", TestKind.BOUNDARY),
+                          ("ascendc_limit", TestKind.LIMIT)):
         if fixture in metafunc.fixturenames:
+            items = [item for _, _, item in session.tests(kind)]
             metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
 
 
@@ -236,8 +248,7 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
     kind, _ = ascendc_run.planned[request.node.name]
-    budget = SMOKE_CASES if kind is TestKind.SMOKE else PROFILES[ascendc_run.settings.profile]
-    record = CheckRecord(test_id=request.node.name, kind=kind, budget=budget)
+    record = CheckRecord(test_id=request.node.name, kind=kind, budget=ascendc_run.budget(request.node.name, kind))
     yield record
     ascendc_run.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())

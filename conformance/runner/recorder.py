@@ -68,11 +68,11 @@ class RunRecorder:
             self._write(f"{PREFIX} WARNING {message}")
             self.config.issue_config_time_warning(pytest.PytestWarning(message), stacklevel=2)
         settings = self.run.settings
-        seed = self.config.getoption("hypothesis_seed", None)
+        seed = self._seed()
         self.run_record = {
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
-            "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": settings.profile,
-            "seed": seed, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": self.run.profile,
+            "seed": seed, "pack": self.run.pack.summary() if self.run.pack is not None else None, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
             "reading": self.run.reading.label, "reading_choices": dict(self.run.reading.choices),
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
@@ -90,33 +90,46 @@ class RunRecorder:
         profile = self.config.getoption("hypothesis_profile", None)
         if profile:
             warnings.append(f"--hypothesis-profile {profile} is not used: every test of this pytest session runs "
-                            f"under the conformance run's settings (profile {self.run.settings.profile})")
+                            f"under the conformance run's settings (profile {self.run.profile})")
         return warnings
 
     def header_lines(self) -> list[str]:
         """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""
         run, settings = self.run, self.run.settings
         hello = run.target.hello
-        seed = self.config.getoption("hypothesis_seed", None)
-        # a seed fixes the cases only together with the Hypothesis release that draws them
-        seed = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
-            "random (pass --hypothesis-seed to fix it)"
+        if run.pack is not None:   # the pack fixes the cases: no seed draws them
+            pack = run.pack.summary()
+            cases = (f"pack {pack['id']} ({run.pack.directory}: profile {pack['profile']}, {pack['tests']} tests, "
+                     f"{pack['cases']} cases, drawn with seed {pack['seed']} by Hypothesis {pack['hypothesis']})")
+        else:
+            seed = self._seed()
+            # a seed fixes the cases only together with the Hypothesis release that draws them
+            seed = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
+                "random (pass --hypothesis-seed to fix it)"
+            cases = f"profile {run.profile} ({PROFILES[run.profile]} cases per test); seed {seed}"
         selection = f"products {_names(run.products)}; apis {_names(run.apis)}"
         shard = self.config.getoption("ascendc_shard", None)
         keyword = self.config.getoption("keyword", None)
         selection += (f"; shard {shard}" if shard else "") + (f"; -k {keyword!r}" if keyword else "")
         return [f"{PREFIX} ascendc-conformance {ascendc_conformance.__version__}: target {settings.target} "
                 f"(hello: {clip(json.dumps(hello.raw, sort_keys=True), TARGET_TEXT_CHARS)})",
-                f"{PREFIX} spec {run.spec.digest}; profile {settings.profile} ({PROFILES[settings.profile]} cases "
-                f"per test); seed {seed}; {selection}",
+                f"{PREFIX} spec {run.spec.digest}; {cases}; {selection}",
                 f"{PREFIX} reading {_reading(run.reading)}"]
+
+    def _seed(self) -> int | None:
+        """The Hypothesis seed that draws the run's cases (None: a random one, or a pack run, which draws none)."""
+        return self.config.getoption("hypothesis_seed", None) if self.run.pack is None else None
 
     def _command(self, seed: int | None) -> str:
         """The `run` command line that repeats this run's selection (with its seed)."""
         settings = self.run.settings
-        words = ["ascendc-conformance", "run", "--target", settings.target, "--profile", settings.profile]
-        words += [word for product in settings.products for word in ("--product", product)]
-        words += [word for api in settings.apis for word in ("--api", api)]
+        words = ["ascendc-conformance", "run", "--target", settings.target]
+        if settings.pack is not None:
+            words += ["--pack", str(settings.pack)]
+        else:
+            words += ["--profile", settings.profile]
+            words += [word for product in settings.products for word in ("--product", product)]
+            words += [word for api in settings.apis for word in ("--api", api)]
         if self.run.reading.choices:
             words += ["--reading", self.run.reading.label]
         if seed is not None:

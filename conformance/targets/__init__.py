@@ -23,18 +23,22 @@ from ascendc_conformance.targets.python_target import PythonTarget, load_object
 from ascendc_conformance.targets.reference_target import ReferenceTarget
 from ascendc_conformance.targets.reference_target import ReferenceImpl
 
-__all__ = ["Answer", "Hello", "Target", "open_target", "load_in_process"]
+__all__ = ["Answer", "Hello", "Target", "open_target", "load_in_process", "EXEC_SCHEME"]
 
 SPEC_HELP = "use 'reference', 'exec:<command line>' or 'python:<module>:<attr>'"
+EXEC_SCHEME = "exec:"
 
 
-def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: float | None = None) -> Target:
+def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: float | None = None,
+                processes: int = 1) -> Target:
     """Start the target named by ``spec`` and do its hello.
 
     ``timeout`` bounds each case of an exec target (in-process targets are not
     timed out); ``start_timeout`` bounds an exec target's start and hello
-    (default: the larger of ``timeout`` and 30 s). Raises TargetSpecError for
-    an unusable spec and TargetStartError when the target fails to start.
+    (default: the larger of ``timeout`` and 30 s); ``processes`` instances of
+    an exec target share the cases given to ``execute_many`` (an in-process
+    target has one). Raises TargetSpecError for an unusable spec and
+    TargetStartError when the target fails to start.
     """
     scheme, _, rest = spec.partition(":")
     if spec == "reference":
@@ -47,7 +51,7 @@ def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: fl
             raise TargetSpecError(f"{spec!r}: cannot split the command line: {exc}") from exc
         if not argv:
             raise TargetSpecError(f"{spec!r}: no command after 'exec:', e.g. exec:./my_target --flag")
-        return ExecTarget(argv, timeout=timeout, start_timeout=start_timeout)
+        return ExecTarget(argv, timeout=timeout, start_timeout=start_timeout, processes=processes)
     if scheme == "python":
         module_name, _, attr = rest.partition(":")
         return PythonTarget(load_object(module_name, attr), name=rest)

@@ -24,7 +24,8 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import IO, Any, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Collection, Iterable, Iterator, Sequence
 
 from ascendc_conformance.format import bounded
 from ascendc_conformance.format.case import ResultStatus
@@ -42,6 +43,8 @@ STDERR_RING_BYTES = 16 * 1024
 EXIT_GRACE_S = 1.0
 #: How much of a malformed line its message quotes: enough to recognise a log line.
 EXCERPT_CHARS = 120
+#: Requests sent ahead to one process while it works (a pack's test has all its cases at once).
+IN_FLIGHT = 8
 
 # Kinds of items the stdout reader and stdin writer put on the inbox queue.
 _LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "partial", "oversize", "eof", "write-failed"
@@ -70,9 +73,11 @@ class _StderrRing:
 
 
 class _Process:
-    """One running instance of the target program and its pipe threads."""
+    """One running instance of the target program and its pipe threads. What its stdout reader and stdin writer
+    see goes to its `inbox` as (kind, payload), and rings the `doorbell` its target shares between its
+    processes, so that one wait serves them all."""
 
-    def __init__(self, argv: Sequence[str], max_line_bytes: int) -> None:
+    def __init__(self, argv: Sequence[str], max_line_bytes: int, doorbell: queue.Queue) -> None:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
@@ -86,6 +91,7 @@ class _Process:
         except OSError as exc:
             raise TargetStartError(f"cannot start target {list(argv)!r}: {exc}") from exc
         self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._doorbell = doorbell   # rung (with this process) after each item put in the inbox
         self.stderr = _StderrRing(STDERR_RING_BYTES)
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
         self._threads = [
@@ -105,16 +111,20 @@ class _Process:
                 if not line:
                     break
                 if len(line) > max_line_bytes:
-                    self.inbox.put((_OVERSIZE, len(line)))
+                    self._put((_OVERSIZE, len(line)))
                     # Skip the rest of that line; the owner kills us anyway.
                     while line and not line.endswith(b"\n"):
                         line = stream.readline(max_line_bytes)
                     continue
                 # readline stops short of a newline only at the end of the stream: the program ended mid-line
-                self.inbox.put((_LINE if line.endswith(b"\n") else _PARTIAL, line))
+                self._put((_LINE if line.endswith(b"\n") else _PARTIAL, line))
         except (OSError, ValueError):
             pass
-        self.inbox.put((_EOF, None))
+        self._put((_EOF, None))
+
+    def _put(self, item: tuple[str, Any]) -> None:
+        self.inbox.put(item)
+        self._doorbell.put(self)
 
     def _read_stderr(self) -> None:
         stream = self.popen.stderr
@@ -133,7 +143,7 @@ class _Process:
                 stream.write(data)
                 stream.flush()
             except (OSError, ValueError) as exc:
-                self.inbox.put((_WRITE_FAILED, exc))
+                self._put((_WRITE_FAILED, exc))
                 return
         try:
             stream.close()
@@ -199,9 +209,10 @@ class AnswerFailure(Exception):
         self.message = message
 
 
-def answer_object(line: bytes, request_id: int) -> dict[str, Any]:
-    """The answer object of one complete answer line to request `request_id`: AnswerFailure (kind error, a
-    one-line message starting with `answer to request N`) for a line that is not a JSON object with that id."""
+def answer_object(line: bytes, request_id: int, others: Collection[int] = ()) -> dict[str, Any]:
+    """The answer object of one complete answer line, to request `request_id` (the oldest unanswered one) or
+    to one of `others` (requests in flight after it): AnswerFailure (kind error, a one-line message starting
+    with `answer to request N`, N the oldest) for a line that is not a JSON object with one of those ids."""
     where = f"answer to request {request_id}"
     try:
         answer = bounded.loads(line, where)
@@ -213,17 +224,42 @@ def answer_object(line: bytes, request_id: int) -> dict[str, Any]:
         raise AnswerFailure(AnswerKind.ERROR, f"{where} is a JSON {type(answer).__name__}, not an object")
     if "id" not in answer:
         raise AnswerFailure(AnswerKind.ERROR, f'{where} has no "id"')
-    if type(answer["id"]) is not int or answer["id"] != request_id:
+    if type(answer["id"]) is not int or (answer["id"] != request_id and answer["id"] not in others):
         raise AnswerFailure(AnswerKind.ERROR, f"{where} has the id {bounded.clip(repr(answer['id']), EXCERPT_CHARS)}")
     return answer
+
+
+@dataclass
+class _Request:
+    """A request in flight: its id, the case and its place among the cases of `execute_many`."""
+
+    id: int
+    index: int
+    case: dict[str, Any]
+    sent: float
+
+
+@dataclass
+class _Slot:
+    """One of the target's processes (None until started, and after it was killed) and its requests in flight,
+    oldest first. `since`: when it last answered, or when its oldest request was sent if that is later: the
+    next answer is due `timeout` seconds after it."""
+
+    process: _Process | None = None
+    in_flight: deque[_Request] = field(default_factory=deque)
+    since: float = 0.0
 
 
 class ExecTarget(Target):
     """A target program started from ``argv`` and spoken to over the exec protocol.
 
-    ``timeout`` bounds each case; ``start_timeout`` (default: the larger of
-    ``timeout`` and 30 s) bounds starting the program and its hello, for the
-    first start and for every restart.
+    ``timeout`` bounds each case (from its request, or from the previous answer of the same process when
+    requests queue up); ``start_timeout`` (default: the larger of ``timeout`` and 30 s) bounds starting the
+    program and its hello, for the first start and for every restart. ``processes`` instances of the program
+    share `execute_many`'s cases, each with up to ``in_flight`` requests sent ahead: a program that answers
+    in order works unchanged, one that answers out of order is matched by the ids. A timeout, a crash or an
+    answer that leaves the stream out of step is the verdict of the process's oldest unanswered request (the
+    one an in-order program was working on); the process is killed and its other requests are sent again.
     """
 
     def __init__(
@@ -233,20 +269,26 @@ class ExecTarget(Target):
         timeout: float = CASE_TIMEOUT_S,
         start_timeout: float | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        processes: int = 1,
+        in_flight: int = IN_FLIGHT,
     ) -> None:
         self.argv = tuple(argv)
         self.timeout = timeout
         self.start_timeout = max(timeout, 30.0) if start_timeout is None else start_timeout
         self.max_line_bytes = max_line_bytes
+        self.in_flight = in_flight
         self._next_id = 1
-        self._proc: _Process | None = None
-        self.hello = self._start()
+        self._doorbell: queue.Queue[_Process] = queue.Queue()
+        self._slots = [_Slot() for _ in range(processes)]
+        self.hello = self._start(self._slots[0])
 
-    def _start(self) -> Hello:
-        """Start the program and do the hello; raise TargetStartError on any failure."""
-        proc = _Process(self.argv, self.max_line_bytes)
+    def _start(self, slot: _Slot) -> Hello:
+        """Start the slot's program and do the hello; raise TargetStartError on any failure."""
+        proc = _Process(self.argv, self.max_line_bytes, self._doorbell)
+        request_id = self._take_id()
         try:
-            raw = self._exchange(proc, {"op": "hello", "protocol": PROTOCOL}, self.start_timeout)
+            proc.send({"id": request_id, "op": "hello", "protocol": PROTOCOL})
+            raw = self._hello_answer(proc, request_id)
             if raw.get("status") != ResultStatus.OK:
                 raise ValueError(f'hello answer has status {quoted(raw.get("status"))}, not "ok": {quoted(raw)}')
             hello = Hello.from_dict({k: v for k, v in raw.items() if k != "id"})
@@ -255,62 +297,143 @@ class ExecTarget(Target):
             raise TargetStartError(
                 f"target {list(self.argv)!r} failed its hello: {exc}", proc.stderr.text()
             ) from None
-        self._proc = proc
+        slot.process = proc
         return hello
 
-    def _exchange(self, proc: _Process, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        """Send one request and return the answer object with the right id, or raise AnswerFailure."""
+    def _take_id(self) -> int:
         request_id = self._next_id
         self._next_id += 1
-        where = f"answer to request {request_id}"
-        proc.send({"id": request_id, **request})
+        return request_id
+
+    def _hello_answer(self, proc: _Process, request_id: int) -> dict[str, Any]:
+        """The answer object to the hello `request_id` of a starting process, or AnswerFailure."""
         try:
-            item, payload = proc.inbox.get(timeout=timeout)
+            item, payload = proc.inbox.get(timeout=self.start_timeout)
         except queue.Empty:
-            raise AnswerFailure(AnswerKind.TIMEOUT, f"no answer within {timeout:g} s; the target was killed") from None
-        if item in (_EOF, _WRITE_FAILED):
-            how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
-            raise AnswerFailure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
-        if item == _PARTIAL:
-            raise AnswerFailure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
-                                               f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
-        if item == _OVERSIZE:
-            raise AnswerFailure(AnswerKind.ERROR, f"{where}: the line is longer than {self.max_line_bytes} bytes")
+            raise AnswerFailure(AnswerKind.TIMEOUT,
+                                f"no answer within {self.start_timeout:g} s; the target was killed") from None
+        _check_item(proc, item, payload, request_id, self.max_line_bytes)
         return answer_object(payload, request_id)
 
     def execute(self, case: dict[str, Any]) -> Answer:
         """Send one case; restart the program first if the previous case ended it."""
-        if self._proc is None:
-            try:
-                self._start()
-            except TargetStartError as exc:
-                return Answer(
-                    kind=AnswerKind.CRASHED,
-                    message=f"target could not be restarted: {exc.message}",
-                    stderr_tail=exc.stderr_tail,
-                )
-        proc = self._proc
-        assert proc is not None
-        started = time.monotonic()
+        return next(self.execute_many([case]))[1]
+
+    def execute_many(self, cases: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Answer]]:
+        """Each case with its answer, in the order of the cases; up to `in_flight` requests in flight on each
+        process (a process that ended is restarted when it is next needed). Closing the iterator early waits
+        for the answers still in flight (dropping them), so that none is taken for the answer to a later
+        request."""
+        pending = deque(enumerate(cases))   # (index, case): not sent yet (or to be sent again)
+        answered: dict[int, tuple[dict[str, Any], Answer]] = {}
+        next_index = 0
         try:
-            answer = self._exchange(proc, {"op": "execute", "case": case}, self.timeout)
+            while True:
+                self._send_pending(pending, answered, limit=next_index + len(self._slots) * self.in_flight)
+                if next_index in answered:
+                    yield answered.pop(next_index)
+                    next_index += 1
+                elif any(slot.in_flight for slot in self._slots):
+                    self._receive(pending, answered)
+                else:
+                    return
+        finally:
+            while any(slot.in_flight for slot in self._slots):
+                self._receive(deque(), {})
+
+    def _send_pending(self, pending: deque, answered: dict, limit: int) -> None:
+        """Send cases while a process has room, and while they are fewer than `limit` ahead of the one awaited
+        (a slow case holds back only so many answers)."""
+        while pending and pending[0][0] < limit:
+            slot = min(self._slots, key=lambda s: (len(s.in_flight), s.process is None))
+            if len(slot.in_flight) >= self.in_flight:
+                return
+            index, case = pending.popleft()
+            if slot.process is None:
+                try:
+                    self._start(slot)
+                except TargetStartError as exc:
+                    answered[index] = (case, Answer(kind=AnswerKind.CRASHED,
+                                                    message=f"target could not be restarted: {exc.message}",
+                                                    stderr_tail=exc.stderr_tail))
+                    continue
+            now = time.monotonic()
+            if not slot.in_flight:
+                slot.since = now
+            request = _Request(self._take_id(), index, case, now)
+            slot.in_flight.append(request)
+            slot.process.send({"id": request.id, "op": "execute", "case": case})
+
+    def _receive(self, pending: deque, answered: dict) -> None:
+        """Wait for the next thing a process with requests in flight does (or the first deadline) and record
+        the answer it makes; a process that failed is killed and its other requests go back to `pending`.
+        What an idle process sends stays in its inbox until it is next asked (a line it was never asked for
+        is then out of step; its exit, a crash)."""
+        busy = [slot for slot in self._slots if slot.in_flight]
+        while True:
+            slot = next((slot for slot in busy if not slot.process.inbox.empty()), None)
+            if slot is not None:
+                break
+            late = min(busy, key=lambda slot: slot.since)
+            remaining = late.since + self.timeout - time.monotonic()
+            if remaining <= 0:
+                self._fail(late, AnswerFailure(AnswerKind.TIMEOUT, f"no answer within {self.timeout:g} s; the "
+                                                                   "target was killed"), pending, answered)
+                return
+            try:
+                self._doorbell.get(timeout=remaining)
+            except queue.Empty:
+                pass
+        item, payload = slot.process.inbox.get_nowait()
+        oldest = slot.in_flight[0]
+        try:
+            _check_item(slot.process, item, payload, oldest.id, self.max_line_bytes)
+            answer = answer_object(payload, oldest.id, {request.id for request in slot.in_flight})
         except AnswerFailure as failure:
-            elapsed = time.monotonic() - started
-            proc.stop(polite=False)
-            self._proc = None
-            stderr_tail = proc.stderr.text() if failure.kind in (AnswerKind.TIMEOUT, AnswerKind.CRASHED) else ""
-            return Answer(
-                kind=failure.kind, message=failure.message, elapsed_s=elapsed, stderr_tail=stderr_tail
-            )
-        elapsed = time.monotonic() - started
+            self._fail(slot, failure, pending, answered)
+            return
+        request = next(request for request in slot.in_flight if request.id == answer["id"])
+        slot.in_flight.remove(request)
+        now = time.monotonic()
+        elapsed = now - max(request.sent, slot.since)
+        slot.since = now
         result = {k: v for k, v in answer.items() if k != "id"}
-        problem = validate_result(case, result)
-        if problem is not None:
-            return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
-        return Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed)
+        problem = validate_result(request.case, result)
+        answered[request.index] = (request.case,
+                                   Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed) if problem
+                                   else Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed))
+
+    def _fail(self, slot: _Slot, failure: AnswerFailure, pending: deque, answered: dict) -> None:
+        """The slot's oldest request gets `failure` as its answer; its process is killed, its other requests
+        are sent again (to a restarted process)."""
+        proc, oldest = slot.process, slot.in_flight.popleft()
+        assert proc is not None
+        elapsed = time.monotonic() - max(oldest.sent, slot.since)
+        proc.stop(polite=False)
+        slot.process = None
+        stderr_tail = proc.stderr.text() if failure.kind in (AnswerKind.TIMEOUT, AnswerKind.CRASHED) else ""
+        answered[oldest.index] = (oldest.case, Answer(kind=failure.kind, message=failure.message, elapsed_s=elapsed,
+                                                      stderr_tail=stderr_tail))
+        pending.extendleft(reversed([(request.index, request.case) for request in slot.in_flight]))
+        slot.in_flight.clear()
 
     def close(self) -> None:
-        """Close the program's stdin, give it a moment to exit, then kill it."""
-        if self._proc is not None:
-            self._proc.stop(polite=True)
-            self._proc = None
+        """Close the programs' stdin, give them a moment to exit, then kill them."""
+        for slot in self._slots:
+            if slot.process is not None:
+                slot.process.stop(polite=True)
+                slot.process = None
+
+
+def _check_item(proc: _Process, item: str, payload: Any, request_id: int, max_line_bytes: int) -> None:
+    """AnswerFailure unless the process sent a complete line (the answer to request `request_id`, the oldest
+    it has in flight, or a later one)."""
+    where = f"answer to request {request_id}"
+    if item in (_EOF, _WRITE_FAILED):
+        how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
+        raise AnswerFailure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
+    if item == _PARTIAL:
+        raise AnswerFailure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
+                                                f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
+    if item == _OVERSIZE:
+        raise AnswerFailure(AnswerKind.ERROR, f"{where}: the line is longer than {max_line_bytes} bytes")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from ascendc_conformance.format.bounded import InputError, MAX_DEPTH, clip, decode, depth, loads
 
@@ -23,6 +23,29 @@ def test_each_malformed_input_is_one_line_naming_where(data, words):
         loads(data, "answer to request 7", max_bytes=10 if words.startswith("more") else None)
     message = str(raised.value)
     assert message.startswith("answer to request 7: ") and words in message and "\n" not in message
+
+
+def depth_by_walking(text: str, limit: int) -> int:
+    """What `depth` must give: the nesting depth walked character by character, strings skipped."""
+    level = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif char in "]}":
+            level -= 1
+    return min(deepest, limit + 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet='[]{}"\\a:,', max_size=60), limit=st.integers(0, 8))
+def test_depth_is_the_nesting_walked_character_by_character(text: str, limit: int) -> None:
+    assert depth(text, limit) == depth_by_walking(text, limit)
 
 
 def test_depth_skips_strings_and_stops_past_the_limit():

@@ -395,6 +395,28 @@ def test_certification_wording_quick_and_ci(tmp_path: Path, profile: str) -> Non
     assert "atlas-a2" in cert.text and "DataCopy" in cert.text
 
 
+PACK = {"id": "ab" * 32, "profile": "full", "seed": 7, "hypothesis": "6.170.17", "suite_version": "0.1.0",
+        "tests": 1, "cases": 100}
+
+
+@pytest.mark.parametrize("profile", ["ci", "full"])
+def test_a_pack_run_is_certified_by_its_pack_id_not_a_seed(tmp_path: Path, profile: str) -> None:
+    """The statement of a pack run names the pack id where a profile run names its seed; a pack built from
+    full makes a certification run, one from ci does not; shards of two packs are not merged."""
+    tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")]
+    pack = {**PACK, "profile": profile}
+    results = load_results(write_results(tmp_path / "r", tests, profile=profile, seed=None, pack=pack, exit_status=0))
+    cert = certify(results, build_coverage(results, SPEC))
+    assert f"profile {profile}; pack {PACK['id']}" in cert.text and "seed" not in cert.text
+    assert cert.is_certification is (profile == "full") and cert.to_json()["pack"] == PACK["id"]
+    if profile == "full":
+        assert f"This is a certification run (profile full, pack {PACK['id']})." in cert.text
+    validate_report(build_report(results, SPEC))
+    other = write_results(tmp_path / "other", tests, profile=profile, seed=None, pack={**pack, "id": "cd" * 32})
+    with pytest.raises(ReportError, match="pack differs"):
+        load_results([tmp_path / "r", other])
+
+
 def test_the_certification_names_the_hypothesis_releases_behind_its_seed(tmp_path: Path) -> None:
     """A seed reproduces the cases only with the Hypothesis release that drew them; a results file of an older
     suite has no release, and the line says only the seed."""

@@ -4,11 +4,12 @@ element, and a case that uses the keys without announcing the extension, or whos
 from __future__ import annotations
 
 import copy
+import json
 
 import numpy as np
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import SPARSE_MEMORY
+from ascendc_conformance.format.case import EXTENSIONS, SCHEMA_DIR, SPARSE_MEMORY
 from ascendc_conformance.judge.diff import diff_results
 from tests.helpers.casebuild import make_case, region, sentinel, unb64
 from tests.oracle.loop_reading import loop_expect
@@ -100,3 +101,26 @@ def test_a_diff_names_the_region_and_locates_the_burst():
     diff = diff_results(sparse, expected, wrong)
     assert [(run.region, run.kind) for run in diff.runs] == [("GM#1", "left-expected-bytes-unwritten")]
     assert diff.runs[0].location.startswith("burst 1 (of 2)")
+
+
+def _extension_lists(node):
+    """Every `extensions` property's list of accepted names in a JSON schema."""
+    if isinstance(node, dict):
+        extensions = node.get("properties", {}).get("extensions")
+        if extensions is not None:
+            yield extensions["items"]["enum"]
+        for value in node.values():
+            yield from _extension_lists(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _extension_lists(value)
+
+
+def test_every_schema_accepts_exactly_the_suites_case_format_extensions():
+    """The case, hello and pack schemas each list the extensions; they must list format.case.EXTENSIONS."""
+    found = {path.name: list(_extension_lists(json.loads(path.read_text()))) for path in SCHEMA_DIR.glob("*.json")}
+    listed = {name: lists for name, lists in found.items() if lists}
+    assert set(listed) >= {"case-v1.schema.json", "hello-v1.schema.json", "pack-v1.schema.json"}, listed
+    for name, lists in listed.items():
+        for names in lists:
+            assert sorted(names) == sorted(EXTENSIONS), f"{name} lists {names}, format.case.EXTENSIONS {EXTENSIONS}"

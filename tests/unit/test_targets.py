@@ -122,7 +122,7 @@ def test_unrestricted_hello_supports_everything(targets):
 
 def test_context_manager_stops_the_process():
     with open_target(fake_spec("fake_echo.py"), timeout=TIMEOUT) as target:
-        popen = target._proc.popen
+        popen = target._slots[0].process.popen
         assert target.execute(make_case()).kind is AnswerKind.RESULT
     assert popen.poll() is not None
 
@@ -168,6 +168,49 @@ def test_hello_is_not_repeated_on_a_running_process(targets):
     target.execute(make_case())  # crash
     target.execute(make_case())  # restart (with a new hello) and answer
     assert target.hello is hello
+
+
+# --- exec: several requests in flight, several processes ------------------------
+
+
+def test_answers_out_of_order_are_matched_by_id(targets):
+    """Requests go out before the answers come back; a target answering them in another order is matched by
+    the ids: every case gets its own answer, in the order of the cases."""
+    target = targets(fake_spec("fake_reorder.py"), timeout=5)
+    cases = [make_case(i) for i in range(5)]
+    answers = list(target.execute_many(cases))
+    assert [case for case, _ in answers] == cases
+    assert [answer.result["memory"] for _, answer in answers] == [case["memory"] for case in cases]
+    assert any("answered before request" in answer.result.get("message", "") for _, answer in answers)
+
+
+def test_the_cases_are_shared_by_the_target_processes(targets):
+    target = open_target(fake_spec("fake_echo.py"), timeout=5, processes=3)
+    try:
+        cases = [make_case(i) for i in range(12)]
+        assert [answer.result for _, answer in target.execute_many(cases)] == [echoed(case) for case in cases]
+        assert len({slot.process.popen.pid for slot in target._slots}) == 3
+    finally:
+        target.close()
+
+
+def test_a_crash_is_the_oldest_requests_and_the_others_are_sent_again(targets):
+    """fake_exit answers its first case and exits on its second: with all four cases in flight, the second
+    crashes the process, the third and fourth are sent again to a new one, whose second case (the fourth)
+    crashes it again."""
+    target = targets(fake_spec("fake_exit.py"), timeout=5)
+    cases = [make_case(i) for i in range(4)]
+    kinds = [answer.kind for _, answer in target.execute_many(cases)]
+    assert kinds == [AnswerKind.RESULT, AnswerKind.CRASHED, AnswerKind.RESULT, AnswerKind.CRASHED]
+
+
+def test_stopping_early_leaves_no_answer_to_be_taken_for_a_later_one(targets):
+    target = targets(fake_spec("fake_echo.py"), timeout=5)
+    answers = target.execute_many([make_case(i) for i in range(6)])
+    next(answers)
+    answers.close()   # five requests were in flight
+    later = make_case(9)
+    assert target.execute(later).result == echoed(later)
 
 
 # --- exec: protocol errors ----------------------------------------------------

@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
                     "per documented path x dtype, single-fault illegal cases per rule and the legal range\n"
                     "boundaries, under the reading of the disputed points given by --reading (default:\n"
                     "seed). A case where the target follows another named reading is disputed, reported\n"
-                    "apart, never a failure.\n\n"
+                    "apart, never a failure. With --pack, the same tests take the cases of a certification\n"
+                    "pack (`ascendc-conformance pack build`) instead of drawing them.\n\n"
                     "Every option, the target's start and hello and the report directory are checked\n"
                     "before the run starts; a problem is one line naming the option (exit 2).\n\n"
                     "Exit codes: 0 the target conforms on what was run; 1 it does not; 2 a usage error\n"
@@ -41,7 +42,8 @@ def register(subparsers: Any) -> None:
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
-                  "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4"])
+                  "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4",
+                  "ascendc-conformance run --target 'exec:./my_sim' --pack pack-full/ --target-processes 2"])
     options.add_to_argparse(parser)
     parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
                         help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")

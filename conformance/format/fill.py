@@ -1,0 +1,115 @@
+"""The fill recipe: the bytes of a case's memory region, from a seed, a size and an address.
+
+Every generated region is filled by this one function, in runs and in packs alike, so that a pack can give a
+region as its recipe instead of its bytes and any language can rebuild it (the C++ reference is
+examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
+
+- seed 0: `size` zero bytes;
+- otherwise SplitMix64, counter-based: 64-bit word i (i = 0, 1, ...) is
+  `mix(seed + (i + 1) * 0x9E3779B97F4A7C15 mod 2**64)` with
+  `mix(z) = z ^= z >> 30; z *= 0xBF58476D1CE4E5B9; z ^= z >> 27; z *= 0x94D049BB133111EB; z ^= z >> 31`
+  (products mod 2**64), written little-endian; the region is the first `size` bytes of words 0, 1, ...;
+- `half_nan_to_inf` (a source region of a converting copy from a 2-byte float): every little-endian 16-bit
+  word lying wholly in the region at an even absolute address (region address + offset) whose exponent bits
+  (0x7C00) are all set gets its mantissa cleared (`w &= 0xFC00`): a half NaN becomes an infinity, since a
+  widening copy's NaN payload is not verified (semantics 3.1).
+"""
+from __future__ import annotations
+
+import base64
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+
+GOLDEN = 0x9E3779B97F4A7C15
+MIX_1 = 0xBF58476D1CE4E5B9
+MIX_2 = 0x94D049BB133111EB
+MAX_SEED = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class Fill:
+    """How one region's bytes are made: `seed` (0: zeros), `size` bytes, and the half-NaN fix or not."""
+
+    seed: int
+    size: int
+    half_nan_to_inf: bool = False
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "size": self.size, "half_nan_to_inf": self.half_nan_to_inf}
+
+    def bytes_at(self, address: int) -> np.ndarray:
+        """The region's bytes when it starts at `address` (the half-NaN fix looks at absolute addresses)."""
+        data = splitmix64_bytes(self.seed, self.size)
+        return without_nan_halves(data, address) if self.half_nan_to_inf else data
+
+
+def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
+    """`size` bytes of the recipe for `seed` (a fresh, writable uint8 array; zeros for seed 0)."""
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"a fill seed is 0 to 2**64-1, got {seed}")
+    if seed == 0:
+        return np.zeros(size, dtype=np.uint8)
+    words = -(-size // 8)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + np.arange(1, words + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
+        z ^= z >> np.uint64(31)
+    return z.astype("<u8").view(np.uint8)[:size].copy()
+
+
+def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
+    """Turn IEEE half NaNs into infinities, in place: the 16-bit words at even absolute addresses of a region
+    starting at `start` (see the module doc)."""
+    offset = start % 2
+    halves = data[offset: offset + (len(data) - offset) // 2 * 2].view("<u2")
+    nan = (halves & 0x7C00) == 0x7C00
+    halves[nan] &= 0xFC00
+    return data
+
+
+class Recipes:
+    """The recipe of every region text `filled_text` made while recording (`recording()`): a pack build draws
+    cases as a run does and keeps each region's recipe instead of its bytes. Texts are looked up by identity
+    (each is kept alive until `clear`), so a case's regions are plain strings, as every case's are."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[str, Fill]] = {}
+
+    def add(self, text: str, fill: Fill) -> None:
+        self._made[id(text)] = (text, fill)
+
+    def of(self, text: str) -> Fill | None:
+        """The recipe `text` was made by (None: not made by filled_text while recording)."""
+        made = self._made.get(id(text))
+        return made[1] if made is not None and made[0] is text else None
+
+    def clear(self) -> None:
+        self._made.clear()
+
+
+_RECORDING: ContextVar[Recipes | None] = ContextVar("ascendc_fill_recipes", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[Recipes]:
+    """Remember the recipe of every region made inside the block."""
+    recipes = Recipes()
+    token = _RECORDING.set(recipes)
+    try:
+        yield recipes
+    finally:
+        _RECORDING.reset(token)
+
+
+def filled_text(fill: Fill, address: int) -> str:
+    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording)."""
+    text = base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii")
+    recipes = _RECORDING.get()
+    if recipes is not None:
+        recipes.add(text, fill)
+    return text

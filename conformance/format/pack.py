@@ -1,0 +1,320 @@
+"""Certification packs: a fixed, hash-pinned set of cases with their expected results, data only.
+
+A pack is a directory (FORMAT.md in a pack says all of this for a harness in any language):
+
+- `manifest.json` — pack format, suite version, spec digest, how the pack was built (profile, seed, the
+  Hypothesis release that drew it, the selection, the command), counts per test, kind and rule, one entry per
+  test (id, kind, subject, number of cases, file) and the SHA-256 of every other file of the pack;
+- `FORMAT.md` — the format, for a harness written from it;
+- `tests/NNNNN.json.gz` — one gzip'ed JSON object per test: its id and kind and its cases, each with the
+  expected result under every computable reading of the disputed points it depends on.
+
+The **pack id** is the SHA-256 of `manifest.json`'s bytes: it pins the manifest, and through it every file.
+A case of a pack is a case v1 whose memory regions give their fill recipe (format.fill) instead of their bytes
+(`{"address": A, "fill": {"seed": S, "size": N, "half_nan_to_inf": false}}`); an expected `ok` result gives
+each region's SHA-256 instead of its bytes (`{"address": A, "sha256": H}`). `open_pack` checks the hashes (a
+PackError, one line, names the file that does not match); `verify_pack` checks every file against
+schema/pack-v1.schema.json too.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from ascendc_conformance.format import bounded, schemas
+from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.fill import Fill, Recipes, filled_text
+
+PACK_FORMAT = 1
+MANIFEST_FILE = "manifest.json"
+FORMAT_FILE = "FORMAT.md"
+TESTS_DIR = "tests"
+SCHEMA = "pack-v1"
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+"""The largest manifest read (one of a full pack of every product and API takes about 1 MiB)."""
+MAX_TEST_BYTES = 512 * 1024 * 1024
+"""The largest test file read, decompressed (one holds a test's cases without their bytes: a few MiB at most)."""
+GZIP_LEVEL = 9
+
+
+class PackError(ConformanceError):
+    """A pack cannot be used (missing, tampered with, malformed); the message names the file and the problem."""
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def canonical(data: Any) -> bytes:
+    """The bytes a pack writes for a JSON value: sorted keys, no spaces, ASCII (the same value, the same bytes)."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def region_digest(text: str) -> str:
+    """The SHA-256 (hex) of a region's bytes, given as base64."""
+    return hashlib.sha256(decode_base64(text)).hexdigest()
+
+
+def digested(result: Mapping) -> dict:
+    """A result v1 as a pack stores it: an ok result's regions as their SHA-256 instead of their bytes."""
+    stored = dict(result)
+    if result.get("status") == ResultStatus.OK:
+        stored["memory"] = {name: {"address": region["address"], "sha256": region_digest(region["data"])}
+                            for name, region in result["memory"].items()}
+    return stored
+
+
+def recipe_case(case: Mapping, recipes: Recipes, test_id: str, index: int) -> dict:
+    """A drawn case as a pack stores it: each region as the fill recipe it was made by (recorded while it was
+    drawn: format.fill.recording), an `id` naming the test and the case's place in it."""
+    memory = {}
+    for name, region in case["memory"].items():
+        fill = recipes.of(region["data"])
+        if fill is None:
+            raise ValueError(f"region {name} of a case of {test_id} was not made by the fill recipe")
+        memory[name] = {"address": region["address"], "fill": fill.to_json()}
+    return {**case, "id": f"{test_id}#{index}", "memory": memory}
+
+
+@dataclass(frozen=True)
+class PackedCase:
+    """One case of a pack: the case (regions as recipes), the disputed points its outcome depends on, and its
+    expected result under each combination of their computable readings (`choices`: point -> alternative, the
+    points at their default left out; the first entry is the default reading's)."""
+
+    case: Mapping[str, Any]
+    points: tuple[str, ...]
+    expected: tuple[tuple[Mapping[str, str], Mapping[str, Any]], ...]
+
+    def materialize(self) -> dict:
+        """The case v1 itself: every region's bytes made from its recipe (base64)."""
+        memory = {name: {"address": region["address"],
+                         "data": filled_text(Fill(**region["fill"]), region["address"])}
+                  for name, region in self.case["memory"].items()}
+        return {**self.case, "memory": memory}
+
+    def result(self, choices: Mapping[str, str]) -> Mapping[str, Any] | None:
+        """The stored expected result under these choices of its points (None: not stored)."""
+        wanted = dict(choices)
+        return next((result for stored, result in self.expected if dict(stored) == wanted), None)
+
+    def to_json(self) -> dict:
+        return {"case": self.case, "points": list(self.points),
+                "expected": [{"reading": dict(choices), "result": result} for choices, result in self.expected]}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "PackedCase":
+        return cls(case=data["case"], points=tuple(data["points"]),
+                   expected=tuple((MappingProxyType(entry["reading"]), entry["result"]) for entry in data["expected"]))
+
+
+@dataclass(frozen=True)
+class PackTest:
+    """A test of a pack, as the manifest lists it: its pytest id, kind, subject, number of cases and file."""
+
+    id: str
+    kind: str
+    subject: Mapping[str, str | None]
+    cases: int
+    file: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "subject": dict(self.subject), "cases": self.cases,
+                "file": self.file}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "PackTest":
+        return cls(id=data["id"], kind=data["kind"], subject=MappingProxyType(dict(data["subject"])),
+                   cases=data["cases"], file=data["file"])
+
+
+@dataclass(frozen=True)
+class Pack:
+    """An opened pack whose hashes matched: its id, its manifest and its tests by id."""
+
+    directory: Path
+    pack_id: str
+    manifest: Mapping[str, Any]
+    tests: Mapping[str, PackTest] = field(repr=False)
+
+    @property
+    def built(self) -> Mapping[str, Any]:
+        return self.manifest["built"]
+
+    @property
+    def profile(self) -> str:
+        return self.built["profile"]
+
+    @property
+    def products(self) -> tuple[str, ...]:
+        return tuple(self.built["products"])
+
+    @property
+    def apis(self) -> tuple[str, ...]:
+        return tuple(self.built["apis"])
+
+    @property
+    def spec_digest(self) -> str:
+        return self.manifest["spec_digest"]
+
+    def summary(self) -> dict:
+        """What a run record and the reports say of the pack."""
+        return {"id": self.pack_id, "profile": self.profile, "seed": self.built["seed"],
+                "hypothesis": self.built["hypothesis"], "suite_version": self.manifest["suite_version"],
+                "tests": len(self.tests), "cases": self.manifest["counts"]["cases"]}
+
+    def cases(self, test_id: str) -> list[PackedCase]:
+        """The cases of one test, read from its file, whose hash is checked again (the pack may have changed
+        since it was opened); PackError if it does not match or cannot be read."""
+        test = self.tests[test_id]
+        path = self.directory / test.file
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            raise PackError(f"{path}: cannot read ({error.strerror})") from None
+        if hashlib.sha256(raw).hexdigest() != self.manifest["files"][test.file]:
+            raise PackError(f"{path}: its SHA-256 no longer matches the manifest (the pack was changed while it "
+                            "ran); rebuild or restore it")
+        data = _test_file(path, raw)
+        return [PackedCase.from_json(entry) for entry in data["cases"]]
+
+
+def _test_file(path: Path, raw: bytes) -> dict:
+    try:
+        text = gzip.decompress(raw)
+    except (OSError, EOFError, zlib.error) as error:
+        raise PackError(f"{path}: not a gzip file ({error})") from None
+    try:
+        return bounded.loads(text, str(path), max_bytes=MAX_TEST_BYTES)
+    except bounded.InputError as error:
+        raise PackError(str(error)) from None
+
+
+def _manifest(directory: Path) -> tuple[bytes, dict]:
+    path = directory / MANIFEST_FILE
+    if not directory.is_dir():
+        raise PackError(f"{directory}: not a directory; expected a pack (a directory holding {MANIFEST_FILE}, "
+                        "made by `ascendc-conformance pack build`)")
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise PackError(f"{directory}: no {MANIFEST_FILE} in it; expected a pack made by "
+                        "`ascendc-conformance pack build`") from None
+    except OSError as error:
+        raise PackError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        manifest = bounded.loads(raw, str(path), max_bytes=MAX_MANIFEST_BYTES)
+    except bounded.InputError as error:
+        raise PackError(str(error)) from None
+    if isinstance(manifest, dict) and manifest.get("pack_format") not in (None, PACK_FORMAT):
+        raise PackError(f"{path}: 'pack_format': {bounded.shown(manifest['pack_format'])} is not a pack format this "
+                        f"suite reads ({PACK_FORMAT})")
+    problem = schemas.problem(manifest, SCHEMA, "manifest")
+    if problem is not None:
+        raise PackError(f"{path}: {problem}")
+    return raw, manifest
+
+
+def open_pack(directory: str | Path) -> Pack:
+    """The pack in `directory`, its manifest checked against the schema and every file against its SHA-256:
+    PackError (one line naming the file) for a missing, changed or unlisted file."""
+    directory = Path(directory)
+    raw, manifest = _manifest(directory)
+    files = manifest["files"]
+    for name in sorted(files):
+        path = directory / name
+        if ".." in Path(name).parts or Path(name).is_absolute():
+            raise PackError(f"{directory / MANIFEST_FILE}: 'files': {name!r} lies outside the pack")
+        if not path.is_file():
+            raise PackError(f"{path}: missing; the manifest lists it (the pack is incomplete)")
+        if sha256_file(path) != files[name]:
+            raise PackError(f"{path}: its SHA-256 does not match the manifest's; the pack was changed after it "
+                            "was built (rebuild it, or fetch it again)")
+    listed = {MANIFEST_FILE, *files}
+    unlisted = sorted(str(path.relative_to(directory)) for path in directory.rglob("*")
+                      if path.is_file() and str(path.relative_to(directory)) not in listed)
+    if unlisted:
+        raise PackError(f"{directory / unlisted[0]}: not listed in the manifest ({len(unlisted)} such file(s)); "
+                        "a pack holds exactly the files its manifest lists")
+    tests = {}
+    for entry in manifest["tests"]:
+        test = PackTest.from_json(entry)
+        if test.file not in files:
+            raise PackError(f"{directory / MANIFEST_FILE}: test {test.id}: its file {test.file} is not in 'files'")
+        if test.id in tests:
+            raise PackError(f"{directory / MANIFEST_FILE}: test {test.id} is listed twice")
+        tests[test.id] = test
+    return Pack(directory=directory, pack_id=hashlib.sha256(raw).hexdigest(), manifest=MappingProxyType(manifest),
+                tests=MappingProxyType(tests))
+
+
+def verify_pack(directory: str | Path) -> Pack:
+    """`open_pack`, and every test file read and checked against the schema (its cases, their recipes and
+    expected results) and against the manifest's count; PackError naming the file and field."""
+    pack = open_pack(directory)
+    for test in pack.tests.values():
+        path = pack.directory / test.file
+        data = _test_file(path, path.read_bytes())
+        problem = schemas.problem(data, SCHEMA, "test")
+        if problem is not None:
+            raise PackError(f"{path}: {problem}")
+        if data["test"] != test.id or len(data["cases"]) != test.cases:
+            raise PackError(f"{path}: holds test {data['test']} with {len(data['cases'])} case(s); the manifest "
+                            f"says test {test.id} with {test.cases}")
+    return pack
+
+
+def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tuple[PackTest, list[PackedCase]]],
+               format_text: str) -> Pack:
+    """Write a pack into `directory` (new or empty): a file per test, FORMAT.md, then the manifest (`header`:
+    its fields but tests, files and counts, which are worked out here). The same content gives the same bytes
+    (sorted keys, gzip without a time stamp), hence the same pack id."""
+    check_new_directory(directory)
+    (directory / TESTS_DIR).mkdir(parents=True, exist_ok=True)
+    files: dict[str, str] = {}
+    listed = []
+    for test, cases in tests:
+        data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
+                          "cases": [case.to_json() for case in cases]})
+        blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+        (directory / test.file).write_bytes(blob)
+        files[test.file] = hashlib.sha256(blob).hexdigest()
+        listed.append(test)
+    (directory / FORMAT_FILE).write_text(format_text, encoding="utf-8")
+    files[FORMAT_FILE] = sha256_file(directory / FORMAT_FILE)
+    manifest = {**header, "pack_format": PACK_FORMAT, "counts": counts(listed),
+                "tests": [test.to_json() for test in listed], "files": files}
+    (directory / MANIFEST_FILE).write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
+    return open_pack(directory)
+
+
+def check_new_directory(directory: Path) -> None:
+    """PackError unless `directory` can take a new pack: it does not exist or is an empty directory."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+
+
+def counts(tests: list[PackTest]) -> dict:
+    """Tests and cases, per kind and per rule (the cases of the tests about each rule)."""
+    per_kind: dict[str, dict[str, int]] = {}
+    per_rule: dict[str, int] = {}
+    for test in tests:
+        kind = per_kind.setdefault(test.kind, {"tests": 0, "cases": 0})
+        kind["tests"] += 1
+        kind["cases"] += test.cases
+        rule = test.subject.get("rule")
+        if rule:
+            per_rule[rule] = per_rule.get(rule, 0) + test.cases
+    return {"tests": len(tests), "cases": sum(test.cases for test in tests), "per_kind": per_kind,
+            "per_rule": dict(sorted(per_rule.items()))}

@@ -1,0 +1,80 @@
+"""Judging an answer to a case of a pack, whose expected memory images are stored as SHA-256 digests.
+
+The pack gives the expected result of its case under each computable reading of the points it depends on
+(format.pack), with each expected region as the digest of its bytes. The answer is judged by the one judge
+(judge.verdict.judge) with every region — expected and answered — stood in for by its digest: equal digests
+are equal bytes, so a pass, a rejection and which reading an answer follows come out as a profile run has
+them, without the reference. A verdict that needs the bytes themselves — a memory diff, a failure's replay
+file, a disputed verdict's message — is worked out again from the case by the reference, as a profile run
+does; so every verdict is the one a profile run gives the same case and answer.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from ascendc_conformance import reference
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.pack import PackedCase, region_digest
+from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
+from ascendc_conformance.spec.model import Reading, Spec
+
+
+def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[dict, list[tuple[Reading, dict]]]:
+    """The expected result under `reading` and under every other combination of the readings of the case's
+    points, as reference.expect_readings orders them, from the pack (digest form)."""
+    def under(other: Reading) -> dict:
+        result = packed.result({point: other.alternative(point) for point in packed.points
+                                if other.alternative(point) != spec.seed_reading.alternative(point)})
+        if result is None:
+            raise ValueError(f"case {packed.case.get('id')}: the pack has no expected result under {other.label}")
+        return dict(result)
+    others = reference.other_readings(packed.points, reading, spec) if packed.points else []
+    return under(reading), [(other, under(other)) for other in others]
+
+
+def judge_packed(packed: PackedCase, case: dict, answer: Answer, hello: Hello, *, reading: Reading,
+                 rule_naming: RuleNaming, spec: Spec) -> tuple[Verdict, dict]:
+    """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
+    it was judged against (with its bytes when the reference had to work them out)."""
+    expected, others = stored_expected(packed, reading, spec)
+    answered = _answered_by_digest(answer)
+    if not _differs(expected, answered):
+        verdict = judge(case, _by_digest(expected), answered, hello, reading=reading,
+                        others=[(other, _by_digest(result)) for other, result in others], rule_naming=rule_naming,
+                        spec=spec)
+        if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
+            return replace(verdict, expected=expected, actual=answer.result), expected
+    expected, others = reference.expect_readings(case, reading)
+    return judge(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
+                 spec=spec), expected
+
+
+def _ok(answer: Answer) -> bool:
+    return answer.kind is AnswerKind.RESULT and bool(answer.result) and answer.result.get("status") == ResultStatus.OK
+
+
+def _differs(expected: Mapping[str, Any], answered: Answer) -> bool:
+    """An ok answer (its regions by digest) to a case expected ok whose memory is not the expected one: its
+    diff needs the bytes."""
+    return expected["status"] == ResultStatus.OK and _ok(answered) and any(
+        answered.result["memory"][name]["data"] != region["sha256"] for name, region in expected["memory"].items())
+
+
+def _by_digest(result: Mapping[str, Any]) -> dict:
+    """A stored result with each region's digest standing in for its bytes (as the judge compares texts)."""
+    if result.get("status") != ResultStatus.OK:
+        return dict(result)
+    return {**result, "memory": {name: {"address": region["address"], "data": region["sha256"]}
+                                 for name, region in result["memory"].items()}}
+
+
+def _answered_by_digest(answer: Answer) -> Answer:
+    """An ok answer with each region's digest standing in for its bytes; any other answer as it is."""
+    if not _ok(answer):
+        return answer
+    memory = {name: {"address": region["address"], "data": region_digest(region["data"])}
+              for name, region in answer.result["memory"].items()}
+    return replace(answer, result={**answer.result, "memory": memory})

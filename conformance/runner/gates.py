@@ -1,0 +1,137 @@
+"""What a conformance test may send its target: the same decision for a test that draws its cases (a profile
+run) and for one that takes them from a pack.
+
+`plan(run, record, item)` skips the test (pytest.skip, with the record's skip reason) when the target cannot be
+sent any of its cases — it does not validate and the test is about a rule to reject, it does not declare the
+check of a harness rule, it is typed and the fault lies outside a C type, the bound is unreachable or beyond a
+declared maximum, the target's hello supports none of the test's paths, or it lacks a case-format extension
+the cases need — and otherwise says which paths (contexts, within the target's declared limits) it sends
+cases of, and what the reference must answer them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pytest
+from hypothesis import strategies as st
+
+from ascendc_conformance.format.outcome import SkipReason
+from ascendc_conformance.runner.session import CheckRecord, RunSession
+from ascendc_conformance.spec.model import Path, Status
+from ascendc_conformance.strategies.boundaries import Boundary
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.faults import Expectation, Fault
+from ascendc_conformance.strategies.legal import case_for, contexts, extended
+from ascendc_conformance.strategies.limits import Deviation, LimitProbe
+from ascendc_conformance.strategies.smoke import RouteForm, Smoke
+
+Item = Path | RouteForm | Fault | Boundary | LimitProbe
+SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A test that sends cases: of which item, on which paths (each within the target's declared limits), and
+    what the reference must answer them."""
+
+    item: Item
+    contexts: tuple[PathContext, ...]
+    expectation: Expectation = Expectation.LEGAL
+    deviation: Deviation | None = None   # a limit probe's declared limit
+
+    def strategy(self) -> st.SearchStrategy[dict]:
+        """The cases a profile run draws: the item's own strategy, over the supported paths only."""
+        if isinstance(self.item, (Fault, Boundary, LimitProbe)):
+            return replace(self.item, contexts=self.contexts).strategy()
+        return st.sampled_from(self.contexts).flatmap(case_for)
+
+    @property
+    def pinned(self) -> frozenset[str]:
+        """The parameters the item pins on purpose (a range fault's faulty value may lie past a declared limit)."""
+        return frozenset(dict(self.item.pinned)) if isinstance(self.item, Fault) else frozenset()
+
+
+def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
+    """The plan of the test of `item` (a smoke test's: of the route, fault or bound it stands for), or the test
+    skipped for why it cannot send anything."""
+    if isinstance(item, Smoke):
+        item = item.item
+    if isinstance(item, Fault):
+        return _fault(run, record, item)
+    if isinstance(item, Boundary):
+        return _boundary(run, record, item)
+    if isinstance(item, LimitProbe):
+        return _limit(run, record, item)
+    paths = item.contexts if isinstance(item, RouteForm) else tuple(contexts(run.spec, [item]))
+    return Plan(item, extended(_supported(run, record, paths), run.target.hello.extensions))
+
+
+def _supports(run: RunSession, c: PathContext) -> bool:
+    return run.target.supports(c.product.id, c.api.name, src=c.src, dst=c.dst, dtype=c.src_dtype.name,
+                               dst_dtype=c.dst_dtype.name, form=c.form)
+
+
+def _supported(run: RunSession, record: CheckRecord, paths: tuple[PathContext, ...]) -> tuple[PathContext, ...]:
+    """The contexts the target's hello says it implements, drawn within the limits it declares; the test is
+    skipped as not-supported if none. A context that is not a documented path and form (a route, dtype or form
+    fault) is sent to every target that claims its product and API, whatever routes it implements: a
+    validating target must refuse a call the spec does not document."""
+    hello = run.target.hello
+    supported = tuple(c.within(run.limits) for c in paths if hello.claims(c.product.id, c.api.name) and (
+        not c.documented or _supports(run, c)))
+    if not supported:
+        first = paths[0]
+        products = ", ".join(sorted({c.product.id for c in paths}))
+        pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"the target's hello excludes {first.api.name} "
+                                   f"{first.src}->{first.dst} ({len(paths)} path(s)) on {products}"))
+    return supported
+
+
+def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
+    if not run.target.hello.validates and fault.expectation is Expectation.REJECT:
+        pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
+    if fault.rule.status is Status.HARNESS and not run.limits.checks_regions:
+        pytest.skip(record.skipped(SkipReason.NOT_DECLARED, f"{fault.rule.id} is a rule of the test harness, and the "
+                                   "target's hello does not declare that it checks it (limits.checks_regions)"))
+    if fault.type_enforced and run.limits.typed:
+        pytest.skip(record.skipped(SkipReason.TYPE_ENFORCED, f"the fault puts {fault.rule.field or 'a field'} outside "
+                                   "its C type, which the target, typed (hello limits.typed), cannot be given"))
+    supported = _supported(run, record, fault.contexts)
+    _extended(run, record, fault.extensions)
+    return Plan(fault, supported, fault.expectation)
+
+
+def _boundary(run: RunSession, record: CheckRecord, boundary: Boundary) -> Plan:
+    if not boundary.contexts:
+        shown = boundary.unreachable[:SHOWN_PATHS]
+        more = len(boundary.unreachable) - len(shown)
+        pytest.skip(record.skipped(SkipReason.UNREACHABLE,
+                                   f"{boundary.rule.field} = {boundary.legal_value} fits none of its "
+                                   f"{len(boundary.unreachable)} paths: " + "; ".join(shown)
+                                   + (f"; and {more} more (`ascendc-conformance spec paths` lists them)" if more else "")))
+    within = tuple(c for c in boundary.contexts
+                   if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.field) or boundary.legal_value)
+                   >= boundary.legal_value)
+    if not within:
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{boundary.rule.field} = {boundary.legal_value} is "
+                                   "beyond the maximum the target declares (its test_limit checks that it rejects it)"))
+    supported = _supported(run, record, within)
+    _extended(run, record, boundary.extensions)
+    return Plan(boundary, supported)
+
+
+def _limit(run: RunSession, record: CheckRecord, probe: LimitProbe) -> Plan:
+    if not run.target.hello.validates:
+        pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false): "
+                                   "it cannot reject the cases past its declared limits"))
+    supported = tuple(c for c in probe.contexts if _supports(run, c))
+    if not supported:
+        pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"no path the target implements reaches {probe.limit.label}"))
+    return Plan(probe, supported, Expectation.PAST_LIMIT, probe.deviation)
+
+
+def _extended(run: RunSession, record: CheckRecord, extensions: frozenset[str]) -> None:
+    if not run.target.handles(extensions):
+        pytest.skip(record.skipped(SkipReason.NEEDS_EXTENSION,
+                                   f"the cases need the case-format extension(s) {', '.join(sorted(extensions))}, "
+                                   f"which the target's hello does not announce (\"extensions\")"))

@@ -1,0 +1,116 @@
+"""`pack build`: the cases of a run drawn once, with their expected results, and written as a pack.
+
+Each test of the selection (smoke, legal, illegal, boundary: every test of a profile run but the limit tests,
+which depend on the target's hello) draws its cases as a profile run against the reference would — the same
+test ids, the same plan (runner.gates) and strategy objects, the profile's number of cases, each test drawing
+from its own seed derived from --seed and its id (runner.seeds) — outside pytest. Each case is checked by the reference as a run checks it (a legal case
+is ok, a single fault rejected for exactly its rule), and kept with its regions' fill recipes and its expected
+result under every computable reading of the disputed points it depends on (format.pack).
+"""
+from __future__ import annotations
+
+import itertools
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Iterator
+
+import hypothesis
+import pytest
+
+import ascendc_conformance
+from ascendc_conformance import reference
+from ascendc_conformance.format.fill import Recipes, recording
+from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, digested,
+                                             recipe_case, write_pack)
+from ascendc_conformance.format.pack_doc import format_text
+from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.runner import gates, options, seeds
+from ascendc_conformance.runner.options import OptionError
+from ascendc_conformance.runner.session import PACKED_KINDS, CheckRecord, RunSession, RunSettings, check_expectation
+from ascendc_conformance.strategies.faults import Expectation
+from ascendc_conformance.strategies.sample import draw
+
+BUILT_AGAINST = "reference"
+"""The target whose plan the cases are drawn by: it implements, validates and handles everything."""
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    profile: str
+    seed: int
+    products: tuple[str, ...] = ()
+    apis: tuple[str, ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The `pack build` command line that builds the same pack (with the same Hypothesis release)."""
+        words = ["ascendc-conformance", "pack", "build", "--profile", self.profile, "--seed", str(self.seed)]
+        words += [word for product in self.products for word in ("--product", product)]
+        words += [word for api in self.apis for word in ("--api", api)]
+        return shlex.join(words + ["--out", "DIR"])
+
+
+def packed(case: dict, recipes: Recipes, test_id: str, index: int, rule: str | None,
+           expectation: Expectation) -> PackedCase:
+    """A drawn case as a pack keeps it: checked by the reference as a run checks it (SuiteError for a suite
+    bug), its regions as recipes, its expected result under the seed reading and every other computable
+    reading of the points it depends on."""
+    expected, others = reference.expect_readings(case)
+    check_expectation(rule, expected, expectation)
+    points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
+    stored = ((MappingProxyType({}), digested(expected)),
+              *((MappingProxyType(dict(other.choices)), digested(result)) for other, result in others))
+    return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored)
+
+
+def _test_cases(session: RunSession, test_id: str, kind: TestKind, item, seed: int) -> list[PackedCase]:
+    """The cases of one test: none for a test a run against the reference skips (a bound no path reaches)."""
+    record = CheckRecord(test_id=test_id, kind=kind, budget=0)
+    record.describe(**session.subject(item))
+    try:
+        plan = gates.plan(session, record, item)
+    except pytest.skip.Exception:
+        return []
+    index = itertools.count()
+    with recording() as recipes:
+        def keep(case: dict) -> PackedCase:
+            kept = packed(case, recipes, test_id, next(index), record.rule, plan.expectation)
+            recipes.clear()
+            return kept
+        return draw(plan.strategy(), session.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
+
+
+def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str], None] | None = None) -> Pack:
+    """Draw the selection's tests and write the pack into `out` (new or empty); ConformanceError for an
+    unknown product or API, PackError for an unusable output directory."""
+    session = RunSession(RunSettings(target=BUILT_AGAINST, products=settings.products, apis=settings.apis,
+                                     profile=settings.profile))
+    for name in ("product", "api"):   # an unknown name is a usage error naming the option
+        try:
+            getattr(session, f"{name}s")
+        except ConformanceError as error:
+            raise OptionError(options.named(name), str(error)) from None
+    products, apis = session.products, session.apis
+    check_new_directory(out)
+    tests = list(session.tests(*PACKED_KINDS))
+    width = len(str(len(tests)))
+
+    def drawn() -> Iterator[tuple[PackTest, list[PackedCase]]]:
+        for number, (test_id, kind, item) in enumerate(tests, start=1):
+            cases = _test_cases(session, test_id, kind, item, settings.seed)
+            if progress is not None:
+                progress(number, len(tests), test_id)
+            yield (PackTest(id=test_id, kind=kind.value, subject=MappingProxyType(session.subject(item)),
+                            cases=len(cases), file=f"{TESTS_DIR}/{number:0{width}d}.json.gz"), cases)
+
+    header = {"suite_version": ascendc_conformance.__version__, "spec_digest": session.spec.digest,
+              "built": {"profile": settings.profile, "seed": settings.seed, "hypothesis": hypothesis.__version__,
+                        "products": list(products or ()), "apis": list(apis or ()),
+                        "reading": session.spec.seed_reading.label, "command": settings.command, "fill": "splitmix64"}}
+    try:
+        return write_pack(out, header=header, tests=drawn(), format_text=format_text(header))
+    finally:
+        session.close()

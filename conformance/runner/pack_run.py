@@ -1,0 +1,101 @@
+"""A test of a pack run: the pack's cases of the test that its plan lets through, sent to the target at once
+and each judged through RunSession.check.
+
+A profile run draws a test's cases on the paths the target implements and within the limits it declares; a
+pack's cases were drawn for every path and without limits. So a case is sent only if its path is among the
+plan's (runner.gates), it needs no case-format extension the target does not announce (a pack is drawn against
+the reference, which handles them all: sparse-memory legal cases), it lies within the target's declared
+limits, and — for a target that does not validate —
+it is not to be rejected under the run's reading. A test none of whose cases can be sent is skipped for why;
+one that sends some records why the others were not (its skipped_reason).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.outcome import SkipReason
+from ascendc_conformance.format.pack import PackedCase
+from ascendc_conformance.format.tags import Tag, TagKind
+from ascendc_conformance.judge.packed import stored_expected
+from ascendc_conformance.runner.gates import Plan
+from ascendc_conformance.runner.session import CheckRecord, RunSession
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.limits import beyond
+
+REASONS = (SkipReason.DECLARED_LIMIT, SkipReason.NOT_VALIDATING, SkipReason.NEEDS_EXTENSION, SkipReason.NOT_SUPPORTED)
+"""Why a case of a pack is not sent, in the order a test none of whose cases is sent names them."""
+
+
+def context_key(product: str, api: str, src: str, dst: str, src_dtype: str, dst_dtype: str, form: str) -> tuple:
+    return product, api, src, dst, src_dtype, dst_dtype, form
+
+
+def _key_of_case(case: dict) -> tuple:
+    form = next((tag.subject for tag in map(Tag.parse, case.get("tags", ())) if tag and tag.kind is TagKind.FORM), "")
+    return context_key(case["product"], case["api"], case["src"]["position"], case["dst"]["position"],
+                       case["src"]["dtype"], case["dst"]["dtype"], form)
+
+
+def _key_of_context(ctx: PathContext) -> tuple:
+    return context_key(ctx.product.id, ctx.api.name, ctx.src, ctx.dst, ctx.src_dtype.name, ctx.dst_dtype.name,
+                       ctx.form)
+
+
+def _why_not(run: RunSession, plan: Plan, paths: dict[tuple, PathContext], packed: PackedCase) -> SkipReason | None:
+    """Why the case is not sent to the target (None: it is)."""
+    ctx = paths.get(_key_of_case(packed.case))
+    if ctx is None:
+        return SkipReason.NOT_SUPPORTED
+    if not run.target.handles(frozenset(packed.case.get("extensions", ()))):
+        return SkipReason.NEEDS_EXTENSION
+    if beyond(packed.case, ctx, run.limits, plan.pinned) is not None:
+        return SkipReason.DECLARED_LIMIT
+    if not run.target.hello.validates:
+        expected, _ = stored_expected(packed, run.reading, run.spec)
+        if expected["status"] == ResultStatus.REJECTED:
+            return SkipReason.NOT_VALIDATING
+    return None
+
+
+def sendable(run: RunSession, record: CheckRecord, plan: Plan, cases: list[PackedCase]) -> list[PackedCase]:
+    """The cases the test sends; the test skipped when none (for the first reason of REASONS that held)."""
+    paths = {_key_of_context(ctx): ctx for ctx in plan.contexts}
+    chosen, left_out = [], Counter()
+    for packed in cases:
+        reason = _why_not(run, plan, paths, packed)
+        if reason is None:
+            chosen.append(packed)
+        else:
+            left_out[reason] += 1
+    if not left_out:
+        return chosen
+    reason = next(reason for reason in REASONS if left_out[reason])
+    detail = (f"{sum(left_out.values())} of the pack's {len(cases)} case(s) not sent: "
+              + ", ".join(f"{n} {_WORDS[why]}" for why, n in left_out.items()))
+    if not chosen:
+        pytest.skip(record.skipped(reason, detail))
+    record.skipped(reason, detail)
+    return chosen
+
+
+_WORDS = {SkipReason.NOT_SUPPORTED: "on paths the target's hello excludes",
+          SkipReason.DECLARED_LIMIT: "beyond the limits the target declares (a profile run draws cases within them)",
+          SkipReason.NOT_VALIDATING: "to be rejected, by a target that does not validate",
+          SkipReason.NEEDS_EXTENSION: "needing a case-format extension the target's hello does not announce"}
+
+
+def check_pack_test(run: RunSession, record: CheckRecord, plan: Plan) -> None:
+    """Send the test's cases that its plan lets through, all at once, and check each answer in turn; a timeout
+    ends the test (the cases after it are not judged)."""
+    chosen = sendable(run, record, plan, run.pack.cases(record.test_id))
+    answers = run.target.execute_many(packed.materialize() for packed in chosen)
+    try:
+        for packed, (case, answer) in zip(chosen, answers):
+            run.check(record, case, plan.expectation, packed=packed, answer=answer)
+            if record.timed_out:
+                break
+    finally:
+        answers.close()

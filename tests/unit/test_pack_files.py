@@ -1,0 +1,196 @@
+"""Certification packs: what `pack build` writes (format.pack, runner.pack_build), that every case and expected
+result is made from the pack alone, that a pack's case is judged as a profile run judges it (judge.packed),
+that a changed pack is refused naming the file, and what lies beyond a target's declared limits."""
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from ascendc_conformance import reference
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
+from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, digested, open_pack, verify_pack
+from ascendc_conformance.judge.packed import judge_packed
+from ascendc_conformance.judge.verdict import RuleNaming, judge
+from ascendc_conformance.runner.pack_build import BuildSettings, build
+from ascendc_conformance.runner.session import PACKED_KINDS, RunSession, RunSettings
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.limits import beyond
+
+SPEC = load_spec()
+SELECTION = BuildSettings(profile="quick", seed=5, products=("atlas-a2",), apis=("DataCopy",))
+HELLO = Hello.from_dict({"name": "t", "validates": True})
+READINGS = [SPEC.reading([]), SPEC.reading(["devkit"]), SPEC.reading(["D13=destination-bytes"])]
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
+    return build(SELECTION, tmp_path_factory.mktemp("packs") / "pack")
+
+
+def cases_of(pack: Pack):
+    return [(test_id, packed) for test_id in pack.tests for packed in pack.cases(test_id)]
+
+
+def test_a_pack_holds_every_test_of_the_run_but_the_limit_tests(pack: Pack) -> None:
+    session = RunSession(RunSettings(target="reference", products=SELECTION.products, apis=SELECTION.apis,
+                                     profile=SELECTION.profile))
+    assert list(pack.tests) == [test_id for test_id, _, _ in session.tests(*PACKED_KINDS)]
+    counts = pack.manifest["counts"]
+    assert counts["cases"] == sum(test.cases for test in pack.tests.values()) == len(cases_of(pack)) > 0
+    assert {kind for kind in counts["per_kind"]} == {"smoke", "legal", "illegal", "boundary"}
+    assert pack.manifest["built"]["seed"] == 5 and pack.spec_digest == SPEC.digest
+
+
+def test_the_pack_id_is_the_digest_of_the_manifest_which_lists_every_file(pack: Pack) -> None:
+    manifest = (pack.directory / MANIFEST_FILE).read_bytes()
+    assert pack.pack_id == hashlib.sha256(manifest).hexdigest()
+    files = {str(path.relative_to(pack.directory)) for path in pack.directory.rglob("*") if path.is_file()}
+    assert files == {MANIFEST_FILE, *pack.manifest["files"]}
+    assert verify_pack(pack.directory).pack_id == pack.pack_id
+
+
+def test_the_same_build_gives_the_same_pack(tmp_path: Path) -> None:
+    settings = BuildSettings(profile="quick", seed=11, products=("atlas-a3",), apis=("DataCopyNz2Nd",))
+    first, second = build(settings, tmp_path / "one"), build(settings, tmp_path / "two")
+    assert first.pack_id == second.pack_id
+    assert build(replace(settings, seed=12), tmp_path / "three").pack_id != first.pack_id
+
+
+def test_every_case_and_expected_result_comes_from_the_pack_alone(pack: Pack) -> None:
+    """Each case rebuilt from its recipes is a valid case v1 of its test, whose expected results, under
+    every reading the pack stores, are the reference's (regions by their SHA-256)."""
+    for test_id, packed in cases_of(pack):
+        case = packed.materialize()
+        Case.from_json(case)
+        assert case["id"].startswith(f"{test_id}#")
+        for choices, stored in packed.expected:
+            result = reference.expect(case, reading=SPEC.reading([f"{p}={a}" for p, a in choices.items()]))
+            assert digested(result) == stored, (case["id"], dict(choices))
+    assert any(packed.points for _, packed in cases_of(pack))   # disputed discriminators with their readings
+
+
+def answers_to(case: dict, reading) -> list[Answer]:
+    """What targets may answer: the reference under the seed and under `reading`, a byte changed, a
+    rejection, an acceptance that changes nothing."""
+    right = [reference.expect(case), reference.expect(case, reading=reading)]
+    answers = [Answer(kind=AnswerKind.RESULT, result=result) for result in right if result["status"] in ("ok", "rejected")]
+    ok = next((result for result in right if result["status"] == "ok"), None)
+    if ok is not None:
+        name, region = next(iter(ok["memory"].items()))
+        data = bytearray(base64.b64decode(region["data"]))
+        data[len(data) // 2] ^= 0xFF
+        changed = {**ok["memory"], name: {**region, "data": base64.b64encode(bytes(data)).decode()}}
+        answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": changed}))
+    answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "rejected", "rules": ["DataCopy-blockCount-max"]}))
+    answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}))
+    answers.append(Answer(kind=AnswerKind.TIMEOUT, message="no answer"))
+    return answers
+
+
+def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack) -> None:
+    """Verdict, message, diff, the readings followed and the expected result (when a failure needs it) are
+    those of the judge given the reference's expected results, under every reading."""
+    chosen = [packed for _, packed in cases_of(pack)]
+    chosen = [packed for packed in chosen if packed.points] + chosen[::25]
+    for packed in chosen:
+        case = packed.materialize()
+        for reading in READINGS:
+            expected, others = reference.expect_readings(case, reading)
+            if expected["status"] not in ("ok", "rejected"):
+                continue
+            for answer in answers_to(case, reading):
+                verdict, judged = judge_packed(packed, case, answer, HELLO, reading=reading,
+                                               rule_naming=RuleNaming.KNOWN, spec=SPEC)
+                plain = judge(case, expected, answer, HELLO, reading=reading, others=others, spec=SPEC)
+                assert (verdict.outcome, verdict.message, verdict.diff, dict(verdict.points), verdict.followed) == \
+                    (plain.outcome, plain.message, plain.diff, dict(plain.points), plain.followed), case["id"]
+                assert verdict.actual == plain.actual
+                if verdict.is_failure:
+                    assert judged == expected
+
+
+def rewrite(pack_dir: Path, name: str, change) -> None:
+    """Rewrite one test file's JSON through `change` and put its new SHA-256 in the manifest."""
+    path = pack_dir / name
+    data = json.loads(gzip.decompress(path.read_bytes()))
+    change(data)
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    manifest = json.loads((pack_dir / MANIFEST_FILE).read_text())
+    manifest["files"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (pack_dir / MANIFEST_FILE).write_text(json.dumps(manifest))
+
+
+def first_test_file(pack_dir: Path) -> str:
+    return json.loads((pack_dir / MANIFEST_FILE).read_text())["tests"][0]["file"]
+
+
+def change_manifest(pack_dir: Path, change) -> None:
+    manifest = json.loads((pack_dir / MANIFEST_FILE).read_text())
+    change(manifest)
+    (pack_dir / MANIFEST_FILE).write_text(json.dumps(manifest))
+
+
+TAMPERINGS = {
+    "a changed file": (lambda d: (d / first_test_file(d)).write_bytes((d / first_test_file(d)).read_bytes() + b"x"),
+                       "SHA-256 does not match the manifest's"),
+    "a missing file": (lambda d: (d / "FORMAT.md").unlink(), "FORMAT.md: missing"),
+    "an unlisted file": (lambda d: (d / "tests" / "extra.json.gz").write_bytes(b""), "extra.json.gz: not listed"),
+    "a manifest without files": (lambda d: change_manifest(d, lambda m: m.pop("files")), "'files' is a required"),
+    "a later pack format": (lambda d: change_manifest(d, lambda m: m.update(pack_format=2)), "not a pack format"),
+    "a file outside the pack": (lambda d: change_manifest(d, lambda m: m["files"].update({"../x": "0" * 64})),
+                                "lies outside the pack"),
+    "not JSON": (lambda d: (d / MANIFEST_FILE).write_text("{"), "not JSON"),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERINGS)
+def test_a_changed_pack_is_refused_on_one_line_naming_the_file(pack: Pack, tmp_path: Path, how: str) -> None:
+    tamper, words = TAMPERINGS[how]
+    copy = shutil.copytree(pack.directory, tmp_path / "copy")
+    tamper(copy)
+    with pytest.raises(PackError) as refused:
+        open_pack(copy)
+    message = str(refused.value)
+    assert words in message and str(copy) in message and "\n" not in message, message
+
+
+def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, tmp_path: Path) -> None:
+    """A test file rewritten with a matching hash opens, but `verify_pack` (pack verify) reads what it holds."""
+    copy = shutil.copytree(pack.directory, tmp_path / "copy")
+    name = first_test_file(copy)
+    rewrite(copy, name, lambda data: data["cases"][0]["case"]["memory"]["GM"]["fill"].update(seed=-1))
+    open_pack(copy)
+    with pytest.raises(PackError, match=r"json\.gz: 'cases\.0\.case\.memory\.GM\.fill\.seed'"):
+        verify_pack(copy)
+    rewrite(copy, name, lambda data: data["cases"].pop(0))
+    with pytest.raises(PackError, match="the manifest says test"):
+        verify_pack(copy)
+
+
+def datacopy_case(**params) -> tuple[dict, PathContext]:
+    ctx = PathContext.make(SPEC, "atlas-a2", "DataCopy", "GM", "VECIN", "half", "half", "params")
+    case = {"params": {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **params},
+            "src": {"position": "GM", "dtype": "half", "address": 64}, "dst": {"position": "VECIN", "dtype": "half",
+                                                                            "address": 96}}
+    return case, ctx
+
+
+def test_what_lies_beyond_a_targets_declared_limits() -> None:
+    case, ctx = datacopy_case(blockCount=300)
+    maximum = Limits(maxima=(DeclaredMaximum("blockCount", 255),))
+    assert "blockCount = 300 is above the declared 255" in beyond(case, ctx, maximum)
+    assert beyond(case, ctx, maximum, exempt=frozenset({"blockCount"})) is None   # a fault's own faulty value
+    aligned = Limits(alignments=(DeclaredAlignment(64, memory="UB"),))
+    assert "dst address 0x60 is not 64-B aligned" in beyond(case, ctx, aligned)
+    case["dst"]["address"] = 97   # misaligned against the spec itself: a misalignment fault's point
+    assert beyond(case, ctx, aligned) is None and beyond(case, ctx, Limits()) is None
