@@ -54,11 +54,11 @@ def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = 
     return Result.ok(moves.apply(call, plan, spans), depends)
 
 
-def legal_transfer(call: Call) -> Transfer | None:
+def legal_transfer(call: Call, ignore: frozenset[str] = frozenset()) -> Transfer | None:
     """What a call moves when the reference answers it ok as if the case's regions held every byte it touches
-    (the region bounds are not judged, every other rule is), else None: for comparing what two calls move
-    without their memory images (reference.bits)."""
-    judged = _judged(call, frozenset({BOUNDS}))
+    (the region bounds are not judged, nor the rules in `ignore`; every other rule is), else None: for
+    comparing what two calls move without their memory images (reference.bits, judge.misread)."""
+    judged = _judged(call, frozenset({BOUNDS}) | ignore)
     return None if isinstance(judged, Result) else judged[0]
 
 

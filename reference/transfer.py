@@ -415,6 +415,41 @@ def covering(call: Call, transfer: Transfer) -> dict[str, Region]:
     return memory
 
 
+def through_regions(call: Call, transfer: Transfer) -> tuple[dict[str, Region], dict[str, np.ndarray]]:
+    """The case's regions after a target that trusts its parameters moves `transfer` through them, bounds
+    unchecked: a byte written outside every region is lost, and a byte read outside them is unknown — it reads
+    as 0 here, and `unknown` marks, per region key, the bytes written from such a source. What a target that
+    misreads a parameter leaves in the bytes the case holds (judge.misread)."""
+    memory = dict(call.case.memory)
+    src_starts, size = element_starts(call, "src", transfer), call.src_dtype.size
+    values = np.zeros((src_starts.size, size), dtype=np.uint8)
+    known = np.zeros(src_starts.size, dtype=bool)
+    src_regions = regions_of(memory, call.src_memory)
+    if src_regions:
+        index, known = holders([region for _, region in src_regions], src_starts, size)
+        for number, (_, region) in enumerate(src_regions):
+            rows = np.flatnonzero(known & (index == number))
+            offsets = (src_starts[rows] - np.uint64(region.address)).astype(np.int64)[:, None] + np.arange(size)
+            values[rows] = np.frombuffer(region.data, dtype=np.uint8)[offsets]
+    if call.src_dtype.name != call.dst_dtype.name:
+        values = _convert(values, size, call.dst_dtype.size)
+    unknown: dict[str, np.ndarray] = {}
+    dst_regions = regions_of(memory, call.dst_memory)
+    if not dst_regions:
+        return memory, unknown
+    dst_starts, size = element_starts(call, "dst", transfer), call.dst_dtype.size
+    index, held = holders([region for _, region in dst_regions], dst_starts, size)
+    for number, (key, region) in enumerate(dst_regions):
+        rows = np.flatnonzero(held & (index == number))
+        offsets = (dst_starts[rows] - np.uint64(region.address)).astype(np.int64)[:, None] + np.arange(size)
+        image = np.frombuffer(region.data, dtype=np.uint8).copy()
+        image[offsets] = values[rows]
+        mask = np.zeros(image.size, dtype=bool)
+        mask[offsets] = ~known[rows][:, None]
+        memory[key], unknown[key] = Region(region.address, image.tobytes()), mask
+    return memory, unknown
+
+
 def _apply_sparse(call: Call, transfer: Transfer, memory: dict[str, Region]) -> dict[str, Region]:
     """`apply` where a memory has several regions: each element is read from and written into the region
     that holds it (every one is held: the bounds were checked)."""

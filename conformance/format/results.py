@@ -140,12 +140,14 @@ class Cause:
     diff_class: str = ""   # a fail's primary diff class
     named: str = ""        # the rules a false rejection named, sorted and joined by "+" (NO_RULE for none)
     rule: str = ""         # the rule an illegal test's call breaks
+    misread: str = ""      # a wrong copy one misread field explains: "bit 15 of srcStride dropped" (judge.misread)
 
     @classmethod
     def of(cls, verdict: Outcome, case: Mapping | None, diff: Mapping | None = None, actual: Mapping | None = None,
-           fault_rule: str | None = None) -> "Cause":
+           fault_rule: str | None = None, misread: str = "") -> "Cause":
         """The cause of a failing verdict on a case (its case_summary), with the verdict's diff and the target's
-        answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests)."""
+        answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests); `misread`
+        the misread field that explains a wrong copy (judge.misread), which tells two such bugs apart."""
         case, diff = case or {}, diff or {}
         runs = diff.get("runs") or ()
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
@@ -155,29 +157,30 @@ class Cause:
             named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
                              + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
         return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class=primary, named=named,
-                   rule=fault_rule or "")
+                   rule=fault_rule or "", misread=misread)
 
     @property
-    def shrink_key(self) -> tuple[str, Outcome, str, str]:
+    def shrink_key(self) -> tuple[str, Outcome, str, str, str]:
         """Failures that would shrink to the same behaviour: one per run is shrunk (a missed rejection shrinks
         to the same small call whatever the rule)."""
-        return (self.api, self.verdict, self.diff_class, self.named)
+        return (self.api, self.verdict, self.diff_class, self.named, self.misread)
 
     @property
     def label(self) -> str:
         named = f"naming {self.named}" if self.named else ""
-        parts = [self.api, self.route, self.verdict.value, self.diff_class, named, self.rule]
+        parts = [self.api, self.route, self.verdict.value, self.diff_class, self.misread, named, self.rule]
         return " / ".join(part for part in parts if part)
 
     def to_json(self) -> dict[str, str]:
         return {"api": self.api, "route": self.route, "verdict": self.verdict.value, "diff_class": self.diff_class,
-                "named": self.named, "rule": self.rule, "label": self.label}
+                "named": self.named, "rule": self.rule, "misread": self.misread, "label": self.label}
 
     @classmethod
     def from_json(cls, data: Mapping) -> "Cause":
         return cls(api=str(data.get("api") or ""), route=str(data.get("route") or ""),
                    verdict=Outcome.parse(data.get("verdict")), diff_class=str(data.get("diff_class") or ""),
-                   named=str(data.get("named") or ""), rule=str(data.get("rule") or ""))
+                   named=str(data.get("named") or ""), rule=str(data.get("rule") or ""),
+                   misread=str(data.get("misread") or ""))
 
 
 class TestKind(Word):

@@ -23,7 +23,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, Region, decode_memory, memory_of
+from ascendc_conformance.format.case import Case, Region, decode_base64, decode_memory, memory_of
 from ascendc_conformance.reference.explain import Explanation, explain
 from ascendc_conformance.spec.model import Reading
 
@@ -241,6 +241,16 @@ def _misplacement(want: np.ndarray, got: np.ndarray, address: int, start: int, e
     distance = found - start
     side = "before" if distance > 0 else "after"
     return f"{explanation.locate(address + found, memory)} written {abs(distance)} B {side} where it belongs"
+
+
+def same_memory(expected: Mapping[str, Mapping], actual: Mapping[str, Mapping]) -> bool:
+    """Same regions, addresses and bytes (equal base64 texts are equal bytes; other texts are decoded)."""
+    if set(expected) != set(actual):
+        return False
+    return all(expected[name]["address"] == actual[name]["address"]
+               and (expected[name]["data"] == actual[name]["data"]
+                    or decode_base64(expected[name]["data"]) == decode_base64(actual[name]["data"]))
+               for name in expected)
 
 
 def _hex(data: np.ndarray) -> str:

@@ -26,11 +26,12 @@ from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.case import ResultStatus
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.judge.diff import diff_results, format_diff
+from ascendc_conformance.judge.diff import diff_results, format_diff, same_memory
+from ascendc_conformance.judge.misread import Misread, misread
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 
@@ -72,6 +73,7 @@ class Verdict:
     followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
     points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
     named_rule: NamedRules | None = None   # a rejection of an illegal call that names rules: what they are
+    misread: Misread | None = None         # a wrong copy one misread field explains (judge.misread)
 
     @property
     def other_rule(self) -> bool:
@@ -94,6 +96,8 @@ class Verdict:
             data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
         if self.named_rule is not None:
             data["named_rule"] = self.named_rule.value
+        if self.misread is not None:
+            data["misread"] = self.misread.label
         return data
 
     def describe(self) -> str:
@@ -143,6 +147,9 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     outcome, message, diff = _against(case, expected, actual, reading, spec)
     named = _named_rule(expected, actual, spec)
     base.update(diff=diff, named_rule=named)
+    if diff is not None:   # a legal call answered with other bytes: a field kept in too few bits?
+        base["misread"] = misread(case, actual["memory"], reading, spec)
+        message += f"; {base['misread'].describe()}" if base["misread"] else ""
     if rule_naming.wrong(named):
         outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
                                                 f"{_list(actual.get('rules'))}, none of the rules it breaks: "
@@ -197,7 +204,7 @@ def _matches(expected: dict, actual: dict) -> bool:
         return actual.get("status") == ResultStatus.REJECTED and (
             not named or any(rule in expected.get("rules", ()) for rule in named))
     return (status == ResultStatus.OK and actual.get("status") == ResultStatus.OK
-            and _same_memory(expected["memory"], actual["memory"]))
+            and same_memory(expected["memory"], actual["memory"]))
 
 
 def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool],
@@ -226,7 +233,7 @@ def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, 
 def _same_result(a: dict, b: dict) -> bool:
     if a.get("status") != b.get("status"):
         return False
-    return a.get("status") != ResultStatus.OK or _same_memory(a["memory"], b["memory"])
+    return a.get("status") != ResultStatus.OK or same_memory(a["memory"], b["memory"])
 
 
 def _against(case: dict, expected: dict, actual: dict, reading: Reading,
@@ -235,7 +242,7 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading,
     got = actual.get("status")
     if expected["status"] == ResultStatus.OK:
         if got == ResultStatus.OK:
-            if _same_memory(expected["memory"], actual["memory"]):
+            if same_memory(expected["memory"], actual["memory"]):
                 return Outcome.PASS, "memory matches the reference", None
             diff = diff_results(case, expected, actual, reading=reading)
             first = diff.runs[0]
@@ -261,16 +268,6 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading,
     return Outcome.MISSED_REJECT, (f"the target answered {got!r} for an illegal call; it breaks "
                              + "; ".join(_describe(spec, rule) for rule in ours)
                              + _quoted(expected.get("message"), "reference")), None
-
-
-def _same_memory(expected: dict, actual: dict) -> bool:
-    """Same regions, addresses and bytes (equal base64 texts are equal bytes; other texts are decoded)."""
-    if set(expected) != set(actual):
-        return False
-    return all(expected[name]["address"] == actual[name]["address"]
-               and (expected[name]["data"] == actual[name]["data"]
-                    or decode_base64(expected[name]["data"]) == decode_base64(actual[name]["data"]))
-               for name in expected)
 
 
 def _answer_message(answer: Answer) -> str:

@@ -229,9 +229,10 @@ def _target_failures(error: BaseException) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
-    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds)."""
+    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds); a pack
+    run's tests draw nothing."""
     session = item.config.stash.get(SESSION_KEY, None)
-    if session is not None and item.name in session.planned:
+    if session is not None and session.pack is None and item.name in session.planned:
         seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 

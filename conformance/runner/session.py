@@ -634,7 +634,8 @@ class RunSession:
         # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
         misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
         cause = Cause.of(verdict.outcome, summary, verdict.diff, verdict.actual,
-                         record.rule if expectation is not Expectation.LEGAL and misjudged else None)
+                         record.rule if expectation is not Expectation.LEGAL and misjudged else None,
+                         verdict.misread.label if verdict.misread else "")
         record.failing[digest] = cause
         state = record.causes.get(cause)
         size = _size(case)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -159,7 +160,8 @@ def test_progress_is_line_oriented_off_a_terminal(tmp_path):
     lines = [line for line in done.stdout.splitlines() if line.startswith("[ascendc]")]
     assert len(lines) >= 5 and lines[-2].startswith("[ascendc] done: 100% ")
     assert "LoadData2D" in lines[-2] and "0 failing" in lines[-2]
-    assert lines[-1].startswith("[ascendc] VERDICT: CONFORMS — 0 failing test(s), 0 distinct cause(s); 121 passed;")
+    assert re.match(r"\[ascendc\] VERDICT: CONFORMS — 0 failing test\(s\), 0 distinct cause\(s\); [1-9]\d* passed;",
+                    lines[-1]), lines[-1]
     assert not any(set(line) <= set(".s") and line for line in done.stdout.splitlines())
 
 
