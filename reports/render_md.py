@@ -69,6 +69,16 @@ def render_md(doc: dict) -> str:
     rows.append(["total", sum(tests.values()), sum(cases.values())])
     out += [_table(rows, ["verdict", "tests", "cases"]), ""]
 
+    # what a reader acts on first: one row per root cause (each failing test in full comes after the tables)
+    out += ["## Failures by cause", ""]
+    if doc.get("failure_groups"):
+        rows = [[g["cause"]["verdict"], g["cause"]["label"] + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
+                 g["count"], g["smallest"]["test_id"],
+                 g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
+        out += [_table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
+    else:
+        out += ["No failure verdict.", ""]
+
     out += ["## Coverage per product", ""]
     paths = coverage["paths"]
     out += [f"{paths['covered']} of {paths['selected']} selected paths x dtypes covered "
@@ -124,14 +134,9 @@ def render_md(doc: dict) -> str:
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
     out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]
 
-    out += ["## Failures", ""]
+    out += ["## Failing tests", ""]
     if not doc["failures"]:
         out += ["No failure verdict.", ""]
-    if doc.get("failure_groups"):
-        rows = [[g["cause"]["verdict"], g["cause"]["label"] + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
-                 g["count"], g["smallest"]["test_id"],
-                 g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
-        out += ["### By cause", "", _table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
     for failure in doc["failures"]:
         out += [f"### {failure['verdict']}: `{failure['test_id']}`", ""]
         what = [f"{k} {failure[k]}" for k in ("product", "api", "route", "dtype", "rule", "variant") if failure.get(k)]

@@ -71,7 +71,7 @@ def test_a_failing_run_prints_a_header_and_one_line_per_failing_test(tmp_path: P
         assert group["smallest"]["test_id"] in group["tests"] and group["smallest"]["params"]
     assert all(f["params"].startswith("DataCopy atlas-a2 ") for f in document["failures"])
     markdown = (tmp_path / "report.md").read_text()
-    assert "### By cause" in markdown and groups[0]["cause"]["label"] in markdown
+    assert "## Failures by cause" in markdown and groups[0]["cause"]["label"] in markdown
     html = (tmp_path / "report.html").read_text()
     assert 'id="failure-groups"' in html and escape(groups[0]["smallest"]["params"], quote=False) in html
 
