@@ -25,7 +25,7 @@ from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
 from ascendc_conformance.targets.base import json_problem, validate_result
 from ascendc_conformance.targets.exec_target import AnswerFailure, ExecTarget, answer_object
-from tests.helpers.casebuild import make_case, sentinel
+from tests.helpers.casebuild import illegal_case, legal_case
 
 ROOT = Path(__file__).resolve().parents[2]
 GARBAGE_ONCE = ROOT / "tests" / "fixtures" / "targets" / "fake_garbage_once.py"
@@ -33,16 +33,6 @@ FUZZ = settings(max_examples=150, deadline=None, database=None, derandomize=True
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 MESSAGE_CHARS = 3 * TARGET_TEXT_CHARS   # the suite's words around what a target said, itself cut
 RUN_PARSER = build_parser()
-
-
-def legal_case() -> dict:
-    return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 16},
-                     {"GM": sentinel(64, 1), "UB": sentinel(64, 2)})
-
-
-def illegal_case() -> dict:
-    return make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("VECIN", "half", 32), {"count": 16},
-                     {"UB": sentinel(64, 3)})
 
 
 HELLO = Hello.from_dict({"name": "fuzz", "validates": True})

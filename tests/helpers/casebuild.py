@@ -37,6 +37,18 @@ def make_case(api: str, product: str, src: Tensor, dst: Tensor, params: dict,
     }
 
 
+def legal_case() -> dict:
+    """DataCopy count form GM -> VECIN, 16 halves (one 32-B block) on atlas-a2."""
+    return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 16},
+                     {"GM": sentinel(64, 1), "UB": sentinel(64, 2)})
+
+
+def illegal_case() -> dict:
+    """The same call on a route atlas-a2 does not document (VECOUT -> VECIN)."""
+    return make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("VECIN", "half", 32), {"count": 16},
+                     {"UB": sentinel(64, 3)})
+
+
 def sentinel(n: int, seed: int) -> bytes:
     """n deterministic pseudo-random bytes in [1, 255] (never 0), different per seed."""
     state = (seed * 2654435761 + 1) & 0x7FFFFFFF

@@ -20,7 +20,7 @@ from ascendc_conformance.cli import main as cli
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.spec.loader import SPEC_DIR, load_spec
 from ascendc_conformance.strategies.sample import draw
-from tests.helpers.casebuild import make_case, sentinel
+from tests.helpers.casebuild import illegal_case, legal_case, make_case, sentinel
 
 ROOT = Path(__file__).resolve().parents[2]
 PATH_KEYS = {"product", "api", "src", "dst", "src_dtype", "dst_dtype", "forms", "src_memory", "dst_memory",
@@ -31,18 +31,6 @@ def run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
-
-
-def legal_case() -> dict:
-    """DataCopy count form GM -> VECIN, 16 halves (one 32-B block) on atlas-a2."""
-    return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 16},
-                     {"GM": sentinel(64, 1), "UB": sentinel(64, 2)})
-
-
-def illegal_case() -> dict:
-    """The same call on a route atlas-a2 does not document (VECOUT -> VECIN)."""
-    return make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("VECIN", "half", 32), {"count": 16},
-                     {"UB": sentinel(64, 3)})
 
 
 # --- top level -------------------------------------------------------------------------------------
