@@ -11,6 +11,7 @@ cases of, and what the reference must answer them.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import pytest
 from hypothesis import strategies as st
@@ -39,8 +40,10 @@ class Plan:
     expectation: Expectation = Expectation.LEGAL
     deviation: Deviation | None = None   # a limit probe's declared limit
 
+    @cached_property
     def strategy(self) -> st.SearchStrategy[dict]:
-        """The cases a profile run draws: the item's own strategy, over the supported paths only."""
+        """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
+        Hypothesis checks a strategy each time it is built)."""
         if isinstance(self.item, (Fault, Boundary, LimitProbe)):
             return replace(self.item, contexts=self.contexts).strategy()
         return st.sampled_from(self.contexts).flatmap(case_for)
@@ -53,7 +56,13 @@ class Plan:
 
 def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
     """The plan of the test of `item` (a smoke test's: of the route, fault or bound it stands for), or the test
-    skipped for why it cannot send anything."""
+    skipped for why it cannot send anything; worked out on the test's first case and kept in its record."""
+    if record.plan is None:
+        record.plan = _plan(run, record, item)
+    return record.plan
+
+
+def _plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
     if isinstance(item, Smoke):
         item = item.item
     if isinstance(item, Fault):

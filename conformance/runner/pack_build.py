@@ -80,7 +80,7 @@ def _test_cases(session: RunSession, test_id: str, kind: TestKind, item, seed: i
             kept = packed(case, recipes, test_id, next(index), record.rule, plan.expectation)
             recipes.clear()
             return kept
-        return draw(plan.strategy(), session.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
+        return draw(plan.strategy, session.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
 
 
 def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str], None] | None = None) -> Pack:

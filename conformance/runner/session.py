@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn
 
 from hypothesis import target
 
@@ -44,6 +44,9 @@ from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe, deviations, probes
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
+
+if TYPE_CHECKING:   # gates imports this module
+    from ascendc_conformance.runner.gates import Plan
 
 
 SHRUNK_CAUSES = 2   # causes of one test shown to Hypothesis to shrink (see RunSession._plan_shrinking)
@@ -147,6 +150,7 @@ class CheckRecord(ShortRepr):
     skipped_reason: str | None = None
     other_rule: int = 0
     calls: int = 0                    # cases handed to RunSession.check
+    plan: Plan | None = None          # what the test sends (runner.gates), worked out on its first case
     started: float = field(default_factory=time.monotonic)
     shrink_started: float | None = None   # when the first call past the budget came
     bits: dict = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
@@ -260,6 +264,11 @@ def _bits(value) -> int:
 def _size(case: dict) -> tuple[int, int]:
     """How big a case is, for choosing a cause's smallest: the sum of its integer parameters, then their text."""
     return params_size(case.get("params")), len(json.dumps(case.get("params"), sort_keys=True))
+
+
+def _identity(case: dict, packed: PackedCase | None) -> str:
+    """What tells a case from another: a pack's case by its id, a drawn one by its content."""
+    return packed.case["id"] if packed is not None else hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
 
 
 def _past_limit(deviation: Deviation) -> dict:
@@ -559,10 +568,8 @@ class RunSession:
         and a target that hung on it would cost another timeout). After a timeout the test sends nothing
         more. Cases are always drawn in full, so that Hypothesis sees the same data generation on every run."""
         record.calls += 1
-        # what tells a case from another: a pack's case by its id, a drawn one by its content
-        digest = packed.case["id"] if packed is not None else \
-            hashlib.sha256(json.dumps(case, sort_keys=True).encode()).hexdigest()
-        known = record.failing.get(digest)
+        digest = _identity(case, packed) if record.failing else None   # hashed only once a case has failed
+        known = record.failing.get(digest) if digest is not None else None
         if known is not None:
             state = record.causes[known]
             if state.shrinking:
@@ -600,7 +607,7 @@ class RunSession:
         if record.shrink_started is not None:
             self.shrink_spent += time.monotonic() - record.shrink_started
 
-    def _run(self, record: CheckRecord, case: dict, expectation: Expectation, digest: str, counted: bool,
+    def _run(self, record: CheckRecord, case: dict, expectation: Expectation, digest: str | None, counted: bool,
              deviation: Deviation | None, packed: PackedCase | None, answer: Answer | None) -> CauseRecord | None:
         """Ask the reference and the target (or take the pack's expected results and the target's answer), judge
         and record; the failing cause's record if the target failed."""
@@ -636,7 +643,7 @@ class RunSession:
         cause = Cause.of(verdict.outcome, summary, verdict.diff, verdict.actual,
                          record.rule if expectation is not Expectation.LEGAL and misjudged else None,
                          verdict.misread.label if verdict.misread else "")
-        record.failing[digest] = cause
+        record.failing[digest or _identity(case, packed)] = cause
         state = record.causes.get(cause)
         size = _size(case)
         if state is None:

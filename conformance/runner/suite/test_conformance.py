@@ -45,7 +45,7 @@ def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
 def _check(run: RunSession, record: CheckRecord, item, data: st.DataObject) -> None:
     """Draw one case of the test's plan (runner.gates: the test skipped if nothing can be sent) and check it."""
     plan = gates.plan(run, record, item)
-    run.check(record, _draw(data, plan.strategy()), plan.expectation, plan.deviation)
+    run.check(record, _draw(data, plan.strategy), plan.expectation, plan.deviation)
 
 
 # Two cases, never shrunk: Hypothesis's first example is the simplest one (every choice at its minimum), which
