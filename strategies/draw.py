@@ -56,6 +56,7 @@ class Problem:
 # up to capacity). Each test drawing from its own seed (runner.seeds), a ci run has about that many wide cases;
 # the boundary and reach tests pin the largest values.
 WIDE_CASE = st.shared(st.integers(0, 7).map(lambda n: n == 7), key="strategies.draw.WIDE_CASE")
+SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
 # Whether a case places its operands anywhere in their memories (else near their lowest addresses), apart from
 # its size class: an address costs nothing (regions cover only the bytes a call touches), and a target that keeps
 # GM addresses in 32 or 48 bits shows only above 4 GiB or 256 TiB, so every other case is placed far.
@@ -67,10 +68,9 @@ ADDRESS_STEPS = 255
 
 def anywhere(draw, low: int, high: int, label: str) -> int:
     """A value of [low, high] whose top bits are spread evenly (an address placed far), shrinking to low."""
-    step = (high - low) // ADDRESS_STEPS
-    base = low + step * draw(st.integers(0, ADDRESS_STEPS), label=f"{label}: where in the range")
-    return draw(st.integers(base, min(high, base + step)), label=label)
-SMALL_CASE_BYTES = 16 * 1024  # budget of a small case where a product of many drawn counts sizes it (slices)
+    share = draw(st.integers(0, ADDRESS_STEPS), label=f"{label}: where in the range")
+    start = low + (high - low) * share // ADDRESS_STEPS
+    return draw(st.integers(start, min(high, low + (high - low) * (share + 1) // ADDRESS_STEPS)), label=label)
 
 
 def bit_bands(low: int, high: int) -> list[tuple[int, int]]:

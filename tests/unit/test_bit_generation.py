@@ -15,12 +15,32 @@ from ascendc_conformance.strategies.bits import bit_value
 from ascendc_conformance.strategies.boundaries import Reach, boundaries
 from ascendc_conformance.strategies.cases import draft, finish
 from ascendc_conformance.strategies.context import PathContext
-from ascendc_conformance.strategies.draw import all_ones, biased, bit_bands
+from ascendc_conformance.strategies.draw import all_ones, anywhere, biased, bit_bands
 from ascendc_conformance.strategies.layout import Pattern
 
 SPEC = load_spec()
 MANY = settings(max_examples=400, deadline=None, database=None, phases=[Phase.generate],
                 suppress_health_check=list(HealthCheck))
+
+
+@st.composite
+def _anywhere(draw, low: int, high: int) -> int:
+    return anywhere(draw, low, high, "value")
+
+
+def test_far_values_spread_over_the_whole_range_and_stay_in_it():
+    """Far addresses: the top half of a 64-bit range and the top of a range of a few values are reached (a
+    plain st.integers(0, 2**64 - 1) rarely leaves 32 bits); every value stays in range."""
+    for low, high, wanted in ((0, 2**64 - 1, 2**63), (3, 10, 10), (5, 5, 5), (0, 1000, 900)):
+        seen = []
+
+        @MANY
+        @given(_anywhere(low, high))
+        def draw(value):
+            assert low <= value <= high
+            seen.append(value)
+        draw()
+        assert max(seen) >= wanted, (low, high, max(seen))
 
 
 def test_bit_bands_and_all_ones():
