@@ -127,8 +127,8 @@ NAMED_RULES, NAMED_RULE_CHARS = 4, 80   # how much of the rules a false rejectio
 class Cause:
     """One root cause of failures, as a person would group them: the API, the verdict, and what tells one
     behaviour of the target from another — a fail's primary diff class (the class of its first differing run:
-    where the misplaced bytes start), the rules a false rejection named, the rule an illegal test's call
-    breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
+    where the misplaced bytes start), or instead the misread field that explains the whole wrong copy
+    (judge.misread), the rules a false rejection named, the rule an illegal test's call breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
     cause), not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
     classes a case happens to show. A test records each of its causes; the reports group failures by cause; a
     run shrinks only the first failure of each cause (its `shrink_key`). `route` stays in the record's JSON,
@@ -156,8 +156,9 @@ class Cause:
             rules = sorted(str(rule) for rule in (actual or {}).get("rules") or ())
             named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
                              + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
-        return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class=primary, named=named,
-                   rule=fault_rule or "", misread=misread)
+        # a misread field explains the whole wrong copy: which class its first differing run has is incidental
+        return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class="" if misread else primary,
+                   named=named, rule=fault_rule or "", misread=misread)
 
     @property
     def shrink_key(self) -> tuple[str, Outcome, str, str, str]:
