@@ -61,12 +61,12 @@ OVERFLOWS = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator:
-    """Headless Chromium under Playwright, or a skip (a failure with CI set) naming what is missing."""
+def require_chromium() -> str:
+    """Chromium's path, once Playwright for Python imports; else a skip naming what is missing, or a failure where
+    the environment variable CI is set (there the test must run: .ci/run installs both)."""
     missing = []
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         missing.append("Playwright for Python (pip install playwright, or the test extra: pip install '.[test]')")
     executable = shutil.which("chromium")
@@ -77,6 +77,14 @@ def chromium() -> Iterator:
         if os.environ.get("CI"):
             pytest.fail(f"{reason}; CI is set, where it must run (.ci/run installs both)", pytrace=False)
         pytest.skip(reason)
+    return executable
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator:
+    """Headless Chromium under Playwright (see require_chromium)."""
+    executable = require_chromium()
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield browser
@@ -180,3 +188,13 @@ def test_the_checks_catch_what_they_check(chromium, tmp_path: Path) -> None:
         assert not visit.ran_script() and visit.requests == [visit.url]
     finally:
         visit.close()
+
+
+def test_without_chromium_it_skips_saying_so_and_fails_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match=r"needs .*Chromium \(Debian: apt-get install chromium\)"):
+        require_chromium()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI is set, where it must run"):
+        require_chromium()
