@@ -11,11 +11,13 @@ class MyTarget:
         return {"name": "my-target", "validates": False, "products": ["atlas-a2"], "apis": ["DataCopy"],
                 "implements": [{"form": "count"}], "excludes": [{"dst": "C2"}, {"dst": "C2PIPE2GM"}]}
 
-    def execute(self, case: dict) -> dict:   # count * sizeof(T) bytes, rounded down to whole 32-B blocks
-        data = {name: bytearray(base64.b64decode(region["data"])) for name, region in case["memory"].items()}
-        src, dst = case["src"], case["dst"]
-        s, d = (op["address"] - case["memory"][MEMORY[op["position"]]]["address"] for op in (src, dst))
-        n = case["params"]["count"] * SIZE[src["dtype"]] // 32 * 32
-        data[MEMORY[dst["position"]]][d:d + n] = data[MEMORY[src["position"]]][s:s + n]
-        return {"status": "ok", "memory": {name: {"address": region["address"], "data": base64.b64encode(data[name]).decode()}
-                                           for name, region in case["memory"].items()}}
+    def execute(self, case: dict) -> dict:   # one burst: count * sizeof(T) bytes, rounded down to 32-B blocks
+        regions = case["memory"]
+        data = {name: bytearray(base64.b64decode(region["data"])) for name, region in regions.items()}
+        src_memory, dst_memory = MEMORY[case["src"]["position"]], MEMORY[case["dst"]["position"]]
+        s = case["src"]["address"] - regions[src_memory]["address"]   # offsets into the regions
+        d = case["dst"]["address"] - regions[dst_memory]["address"]
+        n = case["params"]["count"] * SIZE[case["src"]["dtype"]] // 32 * 32
+        data[dst_memory][d:d + n] = data[src_memory][s:s + n]
+        return {"status": "ok", "memory": {name: {**regions[name], "data": base64.b64encode(image).decode()}
+                                           for name, image in data.items()}}

@@ -45,7 +45,7 @@ def test_each_readme_command_runs_and_its_target_conforms(command: str) -> None:
 
 def test_a_wrong_copy_of_the_python_target_fails_the_readme_command(tmp_path: Path) -> None:
     text = (EXAMPLES / "my_target.py").read_text(encoding="utf-8")
-    right = "data[MEMORY[dst[\"position\"]]][d:d + n] = data[MEMORY[src[\"position\"]]][s:s + n]"
+    right = "data[dst_memory][d:d + n] = data[src_memory][s:s + n]"
     assert right in text
     (tmp_path / "my_target.py").write_text(text.replace(right, right.replace("d + n]", "d + n - 1]").replace("s + n]", "s + n - 1]")),
                                            encoding="utf-8")
