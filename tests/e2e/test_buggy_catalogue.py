@@ -155,6 +155,7 @@ CATALOGUE = {
     buggy.StrayWrite: ("multi-burst", "illegal"),
     buggy.AcceptsEverything: ("illegal", "multi-burst"),
     buggy.RejectsMultiBurst: ("multi-burst", "one-burst"),
+    buggy.MarkupInAnswers: ("count-whole", "multi-burst"),
     buggy.WritesNothing: ("multi-burst", "illegal"),
     buggy.FixpipeDstGapIgnored: ("fixpipe-gap", "one-burst"),
     buggy.FollowsD13DestinationBytes: ("half-to-float", "multi-burst"),
