@@ -31,7 +31,7 @@ from typing import Mapping
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
-from ascendc_conformance.reports.bits import BitRow, bit_rows
+from ascendc_conformance.reports.bit_table import BitRow, bit_rows
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.format.results import TestKind, thaw
 from ascendc_conformance.format.tags import Tag, TagKind

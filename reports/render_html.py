@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
                                                   matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import ascendc_conformance
-from ascendc_conformance.reports.bits import bits_summary
+from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema

@@ -20,7 +20,7 @@ import xml.etree.ElementTree as ET
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.reports.bits import row_cells
+from ascendc_conformance.reports.bit_table import row_cells
 from ascendc_conformance.reports.coverage import reading_rows
 
 KIND_ORDER = (TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)

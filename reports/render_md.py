@@ -6,7 +6,7 @@ from __future__ import annotations
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 

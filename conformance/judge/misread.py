@@ -23,7 +23,7 @@ import numpy as np
 
 from ascendc_conformance.format.case import Case, Region, decode_memory
 from ascendc_conformance.format.errors import CaseError
-from ascendc_conformance.reference import bits, legal_transfer
+from ascendc_conformance.reference import bit_witness as bits, legal_transfer
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.transfer import apply, through_regions

@@ -26,7 +26,7 @@ from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, PROFILES, RUN_S
                                                  TARGET_TEXT_CHARS)
 from ascendc_conformance.format.pack import Pack, PackedCase, open_pack
 from ascendc_conformance.runner import options, waivers
-from ascendc_conformance.runner.bits import BitWitnesses
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
 from ascendc_conformance.runner.options import OptionError, RunOption
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
 from ascendc_conformance.format.limits import Limits

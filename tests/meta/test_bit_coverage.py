@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import EXTENSIONS, SPARSE_MEMORY
-from ascendc_conformance.reference import bits as reference_bits
-from ascendc_conformance.runner.bits import BitWitnesses
+from ascendc_conformance.reference import bit_witness as reference_bits
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.strategies import bits
+from ascendc_conformance.strategies import bit_reach as bits
 from ascendc_conformance.strategies.boundaries import boundaries
 from ascendc_conformance.strategies.legal import case_for, contexts, extended, select_paths
 

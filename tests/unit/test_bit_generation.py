@@ -11,7 +11,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.format.case import SPARSE_MEMORY
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.bits import bit_value
+from ascendc_conformance.strategies.bit_reach import bit_value
 from ascendc_conformance.strategies.boundaries import Reach, boundaries
 from ascendc_conformance.strategies.cases import draft, finish
 from ascendc_conformance.strategies.context import PathContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ascendc_conformance.reference import bits
+from ascendc_conformance.reference import bit_witness as bits
 from ascendc_conformance.reference.codec import parse_case
 from ascendc_conformance.reference.index import default_spec
 from ascendc_conformance.reference.transfer import Grid, Transfer

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ascendc_conformance.format.results import TestRecord
-from ascendc_conformance.runner.bits import BitWitnesses
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
 from ascendc_conformance.runner.seeds import test_seed
 from ascendc_conformance.spec.loader import load_spec
 from tests.helpers.casebuild import make_case, sentinel

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ascendc_conformance.format.case import Case, Operand
-from ascendc_conformance.reference import bits as reference_bits
+from ascendc_conformance.reference import bit_witness as reference_bits
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for

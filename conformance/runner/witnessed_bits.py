@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ascendc_conformance.format.case import Case, Operand, ResultStatus
-from ascendc_conformance.reference import bits
+from ascendc_conformance.reference import bit_witness as bits
 from ascendc_conformance.spec.model import Reading, Spec
 
 Witnessed = dict[str, dict[str, set[int]]]   # API -> field -> bits

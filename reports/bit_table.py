@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Iterable, Mapping
 
 from ascendc_conformance.reports.model import RunResults
-from ascendc_conformance.strategies.bits import selection_bits
+from ascendc_conformance.strategies.bit_reach import selection_bits
 
 BITS_INTRO = ("Per field, the bits the run's legal cases witnessed (the bit set, and clearing it gives another legal "
               "call that moves other bytes) of the bits some legal call of the selected products can witness; a field "
