@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -36,7 +37,7 @@ def _environment() -> jinja2.Environment:
                               keep_trailing_newline=True)
 
 
-def render_html(doc: dict) -> str:
+def render_html(doc: dict[str, Any]) -> str:
     coverage = doc["coverage"]
     tests, cases = doc["verdicts"]["tests"], doc["verdicts"]["cases"]
     verdict_names = [v for v in VERDICT_ORDER if v in tests or v in cases]

@@ -50,7 +50,7 @@ def plan(call: Call) -> Transfer:
     params, size = call.params, call.src_dtype.size
     fractal = call.api.constant("fractal_bytes") // size
     repeats = params["repeatTimes"]
-    depends = ()
+    depends: tuple[str, ...] = ()
     ignored_by = call.api.dst_gap_ignored_by
     if ignored_by and call.spec.rule(ignored_by).applies_to(call.product.id):
         slot_pitch = 1
