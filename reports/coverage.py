@@ -573,8 +573,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         summary = (f"{len(failing) + len(known)} of {tests} tests have a failure verdict "
                    f"({', '.join(f'{n} {v}' for v, n in counts.items())}).")
         if known:
-            summary += (f" {len(known)} of them fail only with causes the run's baseline holds (known: they do not "
-                        "fail the run).")
+            summary += (f" The {len(known)} known one(s) fail only with causes the run's baseline holds, which do not "
+                        "fail the run.")
     elif results.killed:
         outcome = INCOMPLETE
         summary = f"No failure verdict in the {tests} tests recorded, but the run did not finish."

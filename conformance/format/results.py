@@ -131,8 +131,9 @@ class Cause:
     where the misplaced bytes start), or instead the misread field that explains the whole wrong copy
     (judge.misread), the rules a false rejection named, the rule an illegal test's call breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
     cause), not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
-    classes a case happens to show. A test records each of its causes; the reports group failures by cause; a
-    run shrinks only the first failure of each cause (its `shrink_key`). `route` stays in the record's JSON,
+    classes a case happens to show; a flaky failure's cause is its API alone. A test records each of its causes;
+    the reports group failures by cause; a run shrinks only the first failure of each cause (its `shrink_key`);
+    a baseline and `report --compare` match causes by their `key`. `route` stays in the record's JSON,
     empty, for readers of the first format."""
 
     api: str
@@ -150,8 +151,8 @@ class Cause:
         answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests); `misread`
         the misread field that explains a wrong copy (judge.misread), which tells two such bugs apart."""
         case, diff = case or {}, diff or {}
-        if verdict is Outcome.FLAKY:   # which bytes a changing answer got wrong is chance: the API is the cause
-            diff, misread = {}, ""
+        if verdict is Outcome.FLAKY:   # what a changing answer got wrong is chance: the API is the cause
+            return cls(api=case.get("api") or "", route="", verdict=verdict)
         runs = diff.get("runs") or ()
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
         named = ""

@@ -37,10 +37,11 @@ def confirmed(verdict: Verdict, answer: Answer, send_again: Callable[[], Answer]
 
 def behaviour(answer: Answer) -> Hashable:
     """What an answer says the target did: its kind, and for a result its status, memory and the rules it named
-    (not its message, nor how long it took); for a malformed answer what was wrong with it."""
+    (not its message, nor how long it took: a malformed answer's message names its request's id, which differs
+    from send to send)."""
     result = answer.result
     if answer.kind is not AnswerKind.RESULT or result is None:
-        return answer.kind, answer.message if answer.kind is AnswerKind.ERROR else ""
+        return answer.kind
     memory = tuple(sorted((key, region.address, region.data) for key, region in (result.memory or {}).items()))
     return answer.kind, result.status, memory, tuple(sorted(result.rules))
 

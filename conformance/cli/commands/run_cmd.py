@@ -39,14 +39,18 @@ def register(subparsers: Any) -> None:
                     "pack (`ascendc-conformance pack build`) instead of drawing them.\n\n"
                     "Every option, the target's start and hello and the report directory are checked\n"
                     "before the run starts; a problem is one line naming the option (exit 2).\n\n"
-                    "Exit codes: 0 the target conforms on what was run; 1 it does not; 2 a usage error\n"
-                    "(nothing was run); 3 the suite's own internal error; 4 a -k expression pytest cannot\n"
-                    "parse; 5 no test was selected.",
+                    "With --baseline, a test failing only with causes of an earlier run is known and passes:\n"
+                    "the run fails on new causes only. A failing case is sent again before it is reported: an\n"
+                    "answer that changes is flaky (failing the run unless --allow-flaky).\n\n"
+                    "Exit codes: 0 the target conforms on what was run (with --baseline: no new cause fails);\n"
+                    "1 it does not; 2 a usage error, a -k pytest cannot parse among them (nothing was run);\n"
+                    "3 the suite's own internal error; 5 no test was selected.",
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
                   "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4",
-                  "ascendc-conformance run --target 'exec:./my_sim' --pack pack-full/ --target-processes 2"])
+                  "ascendc-conformance run --target 'exec:./my_sim' --pack pack-full/ --target-processes 2",
+                  "ascendc-conformance run --target 'exec:./my_sim' --baseline last-release/ --report out/"])
     options.add_to_argparse(parser)
     parser.add_argument("-k", metavar="EXPRESSION", dest="keyword", type=keyword_expression,
                         help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
