@@ -10,20 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ascendc_conformance.format.baseline import Baseline, BaselineCause
-from ascendc_conformance.format.results import Cause
+from ascendc_conformance.format.baseline import Baseline, FailingCause, failing_causes
 from ascendc_conformance.reports.model import RunResults
-
-
-@dataclass(frozen=True)
-class CauseTests:
-    """A cause of this run's failures and the tests that showed it."""
-
-    cause: Cause
-    tests: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"key": self.cause.key, "label": self.cause.label, "tests": list(self.tests)}
 
 
 @dataclass(frozen=True)
@@ -31,10 +19,10 @@ class AgainstBaseline:
     """This run's causes split by the baseline, and the baseline's causes this run fixed or did not re-check."""
 
     baseline: Baseline
-    known: tuple[CauseTests, ...]
-    new: tuple[CauseTests, ...]
-    fixed: tuple[BaselineCause, ...]
-    unchecked: tuple[BaselineCause, ...]
+    known: tuple[FailingCause, ...]
+    new: tuple[FailingCause, ...]
+    fixed: tuple[FailingCause, ...]
+    unchecked: tuple[FailingCause, ...]
     strict: bool   # --strict-baseline: a fixed cause fails the run
     strict_flag: str = "--strict-baseline"   # how the run's user gives that option (run's or the plugin's)
 
@@ -49,7 +37,7 @@ class AgainstBaseline:
         parts = [f"baseline {self.baseline.source}: {len(self.known)} known cause(s)", f"{len(self.new)} new",
                  f"{len(self.fixed)} fixed" + (f" ({self.strict_flag}: refresh the baseline)" if self.stale else "")]
         if self.unchecked:
-            parts.append(f"{len(self.unchecked)} not re-checked (no test of this run showed them in the baseline)")
+            parts.append(f"{len(self.unchecked)} not re-checked (none of the tests that showed them ran here)")
         return ", ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -66,15 +54,9 @@ def against_baseline(results: RunResults) -> AgainstBaseline | None:
     if not data:
         return None
     baseline = Baseline.from_json(data)
-    keys = baseline.keys
-    found: dict[Cause, list[str]] = {}
-    for test in results.tests:
-        for cause in test.failing_causes:
-            found.setdefault(cause, []).append(test.test_id)
-    split: dict[bool, list[CauseTests]] = {True: [], False: []}
-    for cause, tests in found.items():
-        split[cause.key in keys].append(CauseTests(cause, tuple(tests)))
-    return AgainstBaseline(baseline=baseline, known=tuple(split[True]), new=tuple(split[False]),
+    causes = failing_causes(results.tests)
+    return AgainstBaseline(baseline=baseline, known=tuple(c for c in causes if c.key in baseline.keys),
+                           new=tuple(c for c in causes if c.key not in baseline.keys),
                            fixed=baseline.fixed(results.tests), unchecked=baseline.unchecked(results.tests),
                            strict=bool(results.run.get("strict_baseline")),
                            strict_flag=results.flag("strict_baseline"))

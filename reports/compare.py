@@ -24,6 +24,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from ascendc_conformance.format.baseline import FailingCause, failing_causes
 from ascendc_conformance.reports.coverage import build_coverage
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults
 from ascendc_conformance.spec.model import Spec
@@ -53,18 +54,6 @@ class LostRule:
 
 
 @dataclass(frozen=True)
-class NewCause:
-    """A cause of failure of NEW that no test of OLD failed with, and the tests of NEW that showed it."""
-
-    key: str
-    label: str
-    tests: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "tests": list(self.tests)}
-
-
-@dataclass(frozen=True)
 class Comparison:
     old: str
     new: str
@@ -75,7 +64,7 @@ class Comparison:
     verdict_changes: tuple[Change, ...]
     changed_causes: tuple[Change, ...] = ()
     notes: tuple[str, ...] = ()
-    new_causes: tuple[NewCause, ...] = ()
+    new_causes: tuple[FailingCause, ...] = ()
     lost_tests: tuple[str, ...] = ()
 
     @property
@@ -147,15 +136,10 @@ def compare(old: RunResults, new: RunResults, spec: Spec) -> Comparison:
                             if test.ran and not (test_id in new_tests and new_tests[test_id].ran)))
 
 
-def _new_causes(old: RunResults, new: RunResults) -> tuple[NewCause, ...]:
+def _new_causes(old: RunResults, new: RunResults) -> tuple[FailingCause, ...]:
     """The causes of failure of NEW, by key, that no test of OLD failed with."""
-    before = {cause.key for test in old.tests for cause in test.failing_causes}
-    found: dict[str, tuple[str, list[str]]] = {}
-    for test in new.tests:
-        for cause in test.failing_causes:
-            if cause.key not in before:
-                found.setdefault(cause.key, (cause.label, []))[1].append(test.test_id)
-    return tuple(NewCause(key, label, tuple(tests)) for key, (label, tests) in found.items())
+    before = {cause.key for cause in failing_causes(old.tests)}
+    return tuple(cause for cause in failing_causes(new.tests) if cause.key not in before)
 
 
 def render_table(comparison: Comparison, limit: int | None = None) -> str:

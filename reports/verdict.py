@@ -48,8 +48,8 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
             if label not in causes or size < causes[label][0]:
                 causes[label] = (size, entry.get("replay_command"))
     tally = Counter(test.verdict.tally(results.allows_flaky) for test in results.tests if not results.fails_run(test))
-    words = sorted(tally, key=lambda word: (word != "passed", [o.tally(results.allows_flaky) for o in Outcome].index(word)))
-    others = "; ".join(f"{tally[word]} {word}" for word in words)
+    order = [outcome.tally(results.allows_flaky) for outcome in Outcome]   # passed first, then worst first
+    others = "; ".join(f"{tally[word]} {word}" for word in sorted(tally, key=lambda w: (w != "passed", order.index(w))))
     scope = "a certification run" if certification.is_certification else "not a certification run"
     flag = results.flag
     where = f"report {report_dir}" if report_dir is not None else f"no report ({flag('report')} DIR keeps one)"

@@ -14,7 +14,8 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.case import DETACHED_TENSOR, IJSON_MAX, INT64, REGION_INDEX, SPARSE_MEMORY, Case, Operand
+from ascendc_conformance.format.case import (DETACHED_TENSOR, IJSON_MAX, INT64, REGION_INDEX, SPARSE_MEMORY, Case,
+                                              Operand)
 from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout

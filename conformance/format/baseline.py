@@ -28,8 +28,8 @@ class BaselineError(ConformanceError):
 
 
 @dataclass(frozen=True)
-class BaselineCause:
-    """One cause of failure of the baseline run, and the tests that showed it there."""
+class FailingCause:
+    """A cause of failure of a run, by its key and label, and the tests of that run that failed with it."""
 
     key: str
     label: str
@@ -39,7 +39,7 @@ class BaselineCause:
         return {"key": self.key, "label": self.label, "tests": list(self.tests)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> BaselineCause:
+    def from_json(cls, data: Mapping[str, Any]) -> FailingCause:
         return cls(key=str(data["key"]), label=str(data.get("label") or data["key"]),
                    tests=tuple(str(test) for test in data.get("tests") or ()))
 
@@ -52,7 +52,7 @@ class Baseline:
     source: str
     suite_version: str
     spec_digest: str
-    causes: tuple[BaselineCause, ...]
+    causes: tuple[FailingCause, ...]
 
     @classmethod
     def read(cls, source: str | Path) -> Baseline:
@@ -74,35 +74,29 @@ class Baseline:
         if not starts:
             raise BaselineError(f"{path}: no run record; expected the {results.RESULTS_FILE} of a conformance run")
         run, *records = lines[starts[-1]:]   # a reused report directory: its last run
-        found: dict[str, tuple[str, list[str]]] = {}
-        for record in records:
-            if record["record"] != "test":
-                continue
-            try:
-                test = TestRecord.from_json(record, f"{path}: test {record.get('test_id')}")
-            except results.ResultsError as error:
-                raise BaselineError(str(error)) from None
-            for cause in test.failing_causes:
-                found.setdefault(cause.key, (cause.label, []))[1].append(test.test_id)
+        try:
+            tests = [TestRecord.from_json(record, f"{path}: test {record.get('test_id')}")
+                     for record in records if record["record"] == "test"]
+        except results.ResultsError as error:
+            raise BaselineError(str(error)) from None
         return cls(source=str(path), suite_version=str(run.get("suite_version") or "(unknown)"),
-                   spec_digest=str(run.get("spec_digest") or "(unknown)"),
-                   causes=tuple(BaselineCause(key, label, tuple(tests)) for key, (label, tests) in found.items()))
+                   spec_digest=str(run.get("spec_digest") or "(unknown)"), causes=failing_causes(tests))
 
     @property
     def keys(self) -> frozenset[str]:
         return frozenset(cause.key for cause in self.causes)
 
-    def fixed(self, tests: Iterable[TestRecord]) -> tuple[BaselineCause, ...]:
+    def fixed(self, tests: Iterable[TestRecord]) -> tuple[FailingCause, ...]:
         """The baseline's causes that no test of this run failed with, though a test that showed one in the
         baseline judged cases here."""
         return self._absent(tests, rechecked=True)
 
-    def unchecked(self, tests: Iterable[TestRecord]) -> tuple[BaselineCause, ...]:
+    def unchecked(self, tests: Iterable[TestRecord]) -> tuple[FailingCause, ...]:
         """The baseline's causes no test of this run failed with and none of whose tests judged a case here
         (another selection or shard): neither known nor fixed."""
         return self._absent(tests, rechecked=False)
 
-    def _absent(self, tests: Iterable[TestRecord], *, rechecked: bool) -> tuple[BaselineCause, ...]:
+    def _absent(self, tests: Iterable[TestRecord], *, rechecked: bool) -> tuple[FailingCause, ...]:
         tests = list(tests)
         seen = {cause.key for test in tests for cause in test.failing_causes}
         judged = {test.test_id for test in tests
@@ -119,5 +113,13 @@ class Baseline:
     def from_json(cls, data: Mapping[str, Any]) -> Baseline:
         return cls(source=str(data.get("source") or ""), suite_version=str(data.get("suite_version") or "(unknown)"),
                    spec_digest=str(data.get("spec_digest") or "(unknown)"),
-                   causes=tuple(BaselineCause.from_json(cause) for cause in data.get("causes") or ()))
+                   causes=tuple(FailingCause.from_json(cause) for cause in data.get("causes") or ()))
 
+
+def failing_causes(tests: Iterable[TestRecord]) -> tuple[FailingCause, ...]:
+    """Every cause the tests failed with (by key, first found first), each with the tests that showed it."""
+    found: dict[str, tuple[str, list[str]]] = {}
+    for test in tests:
+        for cause in test.failing_causes:
+            found.setdefault(cause.key, (cause.label, []))[1].append(test.test_id)
+    return tuple(FailingCause(key, label, tuple(ids)) for key, (label, ids) in found.items())

@@ -276,7 +276,8 @@ class TestRecord:
         case = dict(self.case or {})   # a record written before causes were recorded
         case.setdefault("api", self.api)
         case["route"] = case.get("route") or self.route
-        return (Cause.of(self.verdict, case, self.diff, fault_rule=self.rule if self.kind is TestKind.ILLEGAL else None),)
+        fault_rule = self.rule if self.kind is TestKind.ILLEGAL else None
+        return (Cause.of(self.verdict, case, self.diff, fault_rule=fault_rule),)
 
     def to_json(self) -> dict[str, Any]:
         record = {"record": "test"}

@@ -293,7 +293,8 @@ def _as_verdict(item: pytest.Item, report: pytest.TestReport, record: CheckRecor
     holds, or flaky under --allow-flaky, does not fail the session; a test that judged no case is skipped."""
     verdict = record.verdict
     setattr(report, VERDICT_ATTRIBUTE, verdict.value)
-    allowed = verdict is Outcome.KNOWN or (verdict is Outcome.FLAKY and item.config.stash[SESSION_KEY].settings.allow_flaky)
+    allow_flaky = item.config.stash[SESSION_KEY].settings.allow_flaky
+    allowed = verdict is Outcome.KNOWN or (verdict is Outcome.FLAKY and allow_flaky)
     if report.failed and allowed:
         reason = f"{verdict}: {record.failure_text.splitlines()[0] if record.causes else ''}"
     elif report.passed and verdict in (Outcome.SKIPPED, Outcome.NOT_SUPPORTED):
