@@ -21,7 +21,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -29,7 +28,8 @@ from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.case import ResultStatus, decode_base64
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.errors import ConformanceError, MachineFault
+from ascendc_conformance.format.files import output_directory, usable_path, utf8_path
 from ascendc_conformance.format.fill import Fill, Recipes, filled_text
 
 PACK_FORMAT = 1
@@ -39,8 +39,9 @@ TESTS_DIR = "tests"
 SCHEMA = "pack-v1"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 """The largest manifest read (one of a full pack of every product and API takes about 1 MiB)."""
-MAX_TEST_BYTES = 512 * 1024 * 1024
-"""The largest test file read, decompressed (one holds a test's cases without their bytes: a few MiB at most)."""
+MAX_TEST_BYTES = 32 * 1024 * 1024
+"""The largest test file read, compressed and decompressed alike (one holds a test's cases without their bytes:
+the largest of a full pack takes well under 1 MiB); inflating stops there (a gzip bomb is refused)."""
 GZIP_LEVEL = 9
 
 
@@ -179,10 +180,7 @@ class Pack:
         since it was opened); PackError if it does not match or cannot be read."""
         test = self.tests[test_id]
         path = self.directory / test.file
-        try:
-            raw = path.read_bytes()
-        except OSError as error:
-            raise PackError(f"{path}: cannot read ({error.strerror})") from None
+        raw = _test_bytes(path)
         if hashlib.sha256(raw).hexdigest() != self.manifest["files"][test.file]:
             raise PackError(f"{path}: its SHA-256 no longer matches the manifest (the pack was changed while it "
                             "ran); rebuild or restore it")
@@ -190,31 +188,41 @@ class Pack:
         return [PackedCase.from_json(entry) for entry in data["cases"]]
 
 
+def _test_bytes(path: Path) -> bytes:
+    """A test file's bytes, at most MAX_TEST_BYTES read (PackError naming it when larger or unreadable)."""
+    try:
+        return bounded.read_file(path, MAX_TEST_BYTES)
+    except OSError as error:
+        raise PackError(f"{path}: cannot read ({error.strerror})") from None
+    except bounded.InputError as error:
+        raise PackError(str(error)) from None
+
+
 def _test_file(path: Path, raw: bytes) -> dict:
+    """The JSON object of a test file's bytes, inflated to at most MAX_TEST_BYTES (PackError naming the file)."""
     try:
-        text = gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as error:
-        raise PackError(f"{path}: not a gzip file ({error})") from None
-    try:
-        return bounded.loads(text, str(path), max_bytes=MAX_TEST_BYTES)
+        return bounded.loads(bounded.gunzip(raw, str(path), MAX_TEST_BYTES), str(path), max_bytes=MAX_TEST_BYTES)
     except bounded.InputError as error:
         raise PackError(str(error)) from None
 
 
 def _manifest(directory: Path) -> tuple[bytes, dict]:
+    try:
+        utf8_path(directory)
+    except ConformanceError as error:
+        raise PackError(str(error)) from None
     path = directory / MANIFEST_FILE
     if not directory.is_dir():
         raise PackError(f"{directory}: not a directory; expected a pack (a directory holding {MANIFEST_FILE}, "
                         "made by `ascendc-conformance pack build`)")
     try:
-        raw = path.read_bytes()
+        raw = bounded.read_file(path, MAX_MANIFEST_BYTES)
+        manifest = bounded.loads(raw, str(path), max_bytes=MAX_MANIFEST_BYTES)
     except FileNotFoundError:
         raise PackError(f"{directory}: no {MANIFEST_FILE} in it; expected a pack made by "
                         "`ascendc-conformance pack build`") from None
     except OSError as error:
         raise PackError(f"{path}: cannot read ({error.strerror})") from None
-    try:
-        manifest = bounded.loads(raw, str(path), max_bytes=MAX_MANIFEST_BYTES)
     except bounded.InputError as error:
         raise PackError(str(error)) from None
     if isinstance(manifest, dict) and manifest.get("pack_format") not in (None, PACK_FORMAT):
@@ -265,7 +273,7 @@ def verify_pack(directory: str | Path) -> Pack:
     pack = open_pack(directory)
     for test in pack.tests.values():
         path = pack.directory / test.file
-        data = _test_file(path, path.read_bytes())
+        data = _test_file(path, _test_bytes(path))
         problem = schemas.problem(data, SCHEMA, "test")
         if problem is not None:
             raise PackError(f"{path}: {problem}")
@@ -281,28 +289,45 @@ def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tu
     its fields but tests, files and counts, which are worked out here). The same content gives the same bytes
     (sorted keys, gzip without a time stamp), hence the same pack id."""
     check_new_directory(directory)
-    (directory / TESTS_DIR).mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     listed = []
-    for test, cases in tests:
-        data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
-                          "cases": [case.to_json() for case in cases]})
-        blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
-        (directory / test.file).write_bytes(blob)
-        files[test.file] = hashlib.sha256(blob).hexdigest()
-        listed.append(test)
-    (directory / FORMAT_FILE).write_text(format_text, encoding="utf-8")
-    files[FORMAT_FILE] = sha256_file(directory / FORMAT_FILE)
-    manifest = {**header, "pack_format": PACK_FORMAT, "counts": counts(listed),
-                "tests": [test.to_json() for test in listed], "files": files}
-    (directory / MANIFEST_FILE).write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
+    path = directory / TESTS_DIR
+    try:   # a file the machine will not let it write (a full disk) is the suite's failure: MachineFault
+        path.mkdir(parents=True, exist_ok=True)
+        for test, cases in tests:
+            data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
+                              "cases": [case.to_json() for case in cases]})
+            blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+            path = directory / test.file
+            path.write_bytes(blob)
+            files[test.file] = hashlib.sha256(blob).hexdigest()
+            listed.append(test)
+        path = directory / FORMAT_FILE
+        path.write_text(format_text, encoding="utf-8")
+        files[FORMAT_FILE] = sha256_file(path)
+        manifest = {**header, "pack_format": PACK_FORMAT, "counts": counts(listed),
+                    "tests": [test.to_json() for test in listed], "files": files}
+        path = directory / MANIFEST_FILE   # last: a pack cut short by the disk has none, and is refused
+        path.write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
+    except OSError as error:
+        raise MachineFault(path, error) from None
     return open_pack(directory)
 
 
 def check_new_directory(directory: Path) -> None:
-    """PackError unless `directory` can take a new pack: it does not exist or is an empty directory."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+    """PackError (one line) unless `directory` can take a new pack: a usable path (format.files) that does not
+    exist or is an empty directory, which is then made and can be written into."""
+    try:
+        usable_path(directory)
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+        output_directory(directory)
+    except OSError as error:
+        raise PackError(f"{directory}: cannot read it ({error.strerror or error})") from None
+    except PackError:
+        raise
+    except ConformanceError as error:
+        raise PackError(str(error)) from None
 
 
 def counts(tests: list[PackTest]) -> dict:
