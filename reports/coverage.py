@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
+from ascendc_conformance.format.exits import ExitCode
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.bits import BitRow, bit_rows
@@ -442,9 +443,13 @@ def _unexercised(point, rows: list["RuleRow"], seen: Mapping[str, int]) -> str |
 
 CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
-EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
-                    "xdist worker that crashed",
-                 2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
+EXIT_STATUSES = {ExitCode.FAILED: "pytest saw a failure the results do not record: a test that errored inside the "
+                                  "suite, or an xdist worker that crashed",
+                 2: "interrupted (a run before exit code 130)",
+                 ExitCode.SUITE: "the suite could not finish: the machine would not let it write, or its own internal "
+                                 "error",
+                 ExitCode.KEYWORD: "usage error", ExitCode.NO_TESTS: "no tests collected",
+                 ExitCode.INTERRUPTED: "interrupted (SIGINT)"}
 DOES_NOT_CONFORM = "does not conform"
 INCOMPLETE = "incomplete"
 

@@ -210,7 +210,8 @@ OPTIONS: tuple[RunOption, ...] = (
                                 "summarised to their verdict and counts; results.jsonl keeps everything)", flag=True),
     RunOption("waivers", "YAML waivers (rule or test, reason, link) turning matching failures into 'waived'",
               metavar="FILE"),
-    RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0 (default {CASE_TIMEOUT_S:g})",
+    RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0, which bounds each start (its hello) "
+                         f"too (default {CASE_TIMEOUT_S:g})",
               metavar="SECONDS", default=CASE_TIMEOUT_S, type=positive_seconds),
     RunOption("shrink_seconds", "time Hypothesis may spend shrinking one failing test before its smallest failing "
                                 f"case so far is reported, in seconds, 0 or more (default {SHRINK_SECONDS:g})",

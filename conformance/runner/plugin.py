@@ -29,7 +29,9 @@ from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
-from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
+from ascendc_conformance.format.text import terminal as inert
+from ascendc_conformance.runner.recorder import (MACHINE_FAULT_ATTRIBUTE, RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE,
+                                                 Reporter, RunRecorder)
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
@@ -38,6 +40,7 @@ DRAWN_TESTS, PACK_TESTS = SUITE_DIR / "test_conformance.py", SUITE_DIR / "test_p
 PACKAGE_DIR = SUITE_DIR.parents[1]   # ascendc_conformance installed; conformance/ in a source checkout
 SESSION_KEY = pytest.StashKey[RunSession]()
 RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
+FAULT_KEY = pytest.StashKey[str]()    # on a test item: a file its process could not write (errors.MachineFault)
 
 
 def _register_profiles() -> None:
@@ -85,9 +88,9 @@ def _session(config: pytest.Config) -> RunSession:
         if started is not None:
             return started
         session = RunSession(settings)
-        session.start()
+        session.start(controller=not _is_worker(config))
     except OptionError as error:
-        raise pytest.UsageError(error.text(error.option.plugin_flag)) from None
+        raise pytest.UsageError(inert(error.text(error.option.plugin_flag))) from None
     return session
 
 
@@ -253,6 +256,8 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     yield record
     ascendc_run.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+    if ascendc_run.machine_fault is not None:   # a replay file it could not write: the run stops (recorder)
+        request.node.stash[FAULT_KEY] = str(ascendc_run.machine_fault)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -263,7 +268,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         if record is not None and record.causes and _target_failures(call.excinfo.value):
             # the target's failures (one, or Hypothesis's group of several causes): every cause with its
             # verdict, diff and replay command, in one failure; no traceback, no ExceptionGroup
-            report.longrepr = record.failure_text
+            report.longrepr = inert(record.failure_text)
         elif record is not None:    # not the target's failure: the suite could not judge
             record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
@@ -271,7 +276,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         record = getattr(item, "funcargs", {}).get("ascendc_record")
         failure = RunSession.unraised_failure(record) if record is not None else None
         if failure is not None:                            # a failure reported as drawn: the test fails all the same
-            report.outcome, report.longrepr = "failed", failure
+            report.outcome, report.longrepr = "failed", inert(failure)
     if call.when == "teardown" and RECORD_KEY in item.stash:
         setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
+    if call.when == "teardown" and FAULT_KEY in item.stash:
+        setattr(report, MACHINE_FAULT_ATTRIBUTE, item.stash[FAULT_KEY])
     return report

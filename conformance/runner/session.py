@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -28,7 +27,9 @@ from ascendc_conformance.format.pack import Pack, PackedCase, open_pack
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.bits import BitWitnesses
 from ascendc_conformance.runner.options import OptionError, RunOption
-from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
+from ascendc_conformance.format.errors import ConformanceError, MachineFault, TargetStartError, did_you_mean
+from ascendc_conformance.format.files import output_directory
+from ascendc_conformance.runner.report_lock import ReportLock
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.case import ResultStatus
@@ -322,15 +323,21 @@ class RunSession:
         self._target: Target | None = None
         self._shrunk_causes: set[tuple] = set()   # Cause.shrink_key of every failure shrunk so far
         self.shrink_spent = 0.0                   # seconds spent shrinking, over every finished test
+        self.report_lock: ReportLock | None = None
+        self.machine_fault: MachineFault | None = None   # a file the run could not write: it stops (runner.plugin)
 
-    def start(self) -> None:
+    def start(self, *, controller: bool = True) -> None:
         """Check everything the run was given, in the order a user would fix it, and start the target: an
         OptionError naming the option at fault, before any test runs (the entry points show it as a usage
-        error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options)."""
+        error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options). The
+        `controller` (the process that writes results.jsonl, not an xdist worker) locks the report directory
+        last (runner.report_lock)."""
         checks = (("pack", self._check_pack), ("product", lambda: self.products), ("api", lambda: self.apis),
                   ("reading", lambda: self.reading), ("waivers", lambda: self.waivers),
                   ("target_processes", self._check_processes), ("target", lambda: self.target),
                   ("target", self._check_something_runs), ("report", self._check_report_dir))
+        if controller and self.settings.report_dir is not None:
+            checks += (("report", self._lock_report_dir),)
         for name, check in checks:
             try:
                 check()
@@ -432,22 +439,17 @@ class RunSession:
                                     TARGET_TEXT_CHARS))
 
     def _check_report_dir(self) -> None:
-        directory = self.settings.report_dir
-        if directory is None:
-            return
-        if directory.exists() and not directory.is_dir():
-            raise ConformanceError(f"{directory} is a file; expected a directory for the reports")
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConformanceError(f"cannot create the report directory {directory}: "
-                                   f"{error.strerror or error}") from None
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise ConformanceError(f"cannot write into the report directory {directory}")
+        if self.settings.report_dir is not None:
+            output_directory(self.settings.report_dir)
+
+    def _lock_report_dir(self) -> None:
+        self.report_lock = ReportLock.acquire(self.settings.report_dir)
 
     def close(self) -> None:
         if self._target is not None:
             self._target.close()
+        if self.report_lock is not None:
+            self.report_lock.release()
             self._target = None
 
     @cached_property
@@ -684,10 +686,17 @@ class RunSession:
         return verdict
 
     def _save_replay(self, record: CheckRecord, state: CauseRecord, case: dict, expected: dict) -> None:
-        if self.settings.report_dir is None:
+        """Save the cause's replay file; one the machine will not let it write (a full disk) is the run's
+        fault, not the target's: the verdict stands, without a replay, and the run stops after this test."""
+        if self.settings.report_dir is None or self.machine_fault is not None:
             return
         name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
-        path = replay.save(self.settings.report_dir / "replays", name, case, expected, state.verdict.actual,
-                           state.verdict.to_json(), self.settings.target)
+        directory = self.settings.report_dir / "replays"
+        try:
+            path = replay.save(directory, name, case, expected, state.verdict.actual, state.verdict.to_json(),
+                               self.settings.target)
+        except OSError as error:
+            self.machine_fault = MachineFault(directory / replay.file_name(name), error)
+            return
         state.replay = str(path.relative_to(self.settings.report_dir))
         state.replay_command = replay.command(path, self.settings.target)

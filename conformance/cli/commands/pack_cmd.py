@@ -9,7 +9,8 @@ from typing import Any
 
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format.defaults import PROFILES
-from ascendc_conformance.format.pack import MANIFEST_FILE, verify_pack
+from ascendc_conformance.format.exits import help_text
+from ascendc_conformance.format.pack import MANIFEST_FILE, PackError, check_new_directory, verify_pack
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
 
@@ -32,7 +33,9 @@ def register(subparsers: Any) -> None:
                     "of every file), FORMAT.md and one gzip'ed JSON file per test. Memory regions are\n"
                     "given by a fill recipe (seed, size), expected images by their SHA-256. The pack id,\n"
                     "the SHA-256 of manifest.json, is printed. A limit test (test_limit) depends on a\n"
-                    "target's declared limits and is not in a pack.",
+                    "target's declared limits and is not in a pack.\n\n"
+                    + help_text("0 the pack was written", "an --out that cannot be made or written is a usage "
+                                "error, a disk that fills up while writing is 3"),
         examples=["ascendc-conformance pack build --profile full --seed 7 --out pack-full/",
                   "ascendc-conformance pack build --profile ci --product atlas-a2 --api DataCopy --out pack/"])
     profile = options.named("profile")
@@ -74,6 +77,10 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"pack build (profile {settings.profile}, seed {settings.seed}): {done}/{total} tests ({test_id})",
                   file=sys.stderr, flush=True)
 
+    try:   # before drawing anything: a usage error naming --out
+        check_new_directory(Path(args.out))
+    except PackError as error:
+        raise PackError(f"--out: {error}") from None
     pack = build(settings, Path(args.out), progress)
     _describe(pack)
     return 0
