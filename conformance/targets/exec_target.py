@@ -46,7 +46,7 @@ from ascendc_conformance.targets.holders import kill_holders, pipe_links
 
 PROTOCOL = 1
 #: Longest stdout line accepted; a longer one is an error, not a hang or an OOM.
-DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = bounded.MAX_LINE_BYTES
 #: How much of the program's stderr is kept.
 STDERR_RING_BYTES = 16 * 1024
 #: Grace given to a dying process to exit and flush its stderr.
