@@ -123,8 +123,11 @@ class RunRecorder:
             self.session.shouldstop = reason
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo) -> None:
-        """A SIGINT (Ctrl-C) ended the run, here or in an xdist worker; not the stop `_stop` asked for."""
-        if self.fault is None:
+        """A SIGINT (Ctrl-C) ended the run: in this process (a KeyboardInterrupt itself), or in an xdist worker
+        (xdist stops the run saying so). Not a stop that was asked for (`_stop`; -x under xdist), which pytest
+        reports the same way."""
+        error = excinfo.value
+        if type(error) is KeyboardInterrupt or "keyboard-interrupt" in str(error):
             self.interrupted = True
 
     def _warnings(self) -> list[str]:
