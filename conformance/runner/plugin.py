@@ -80,7 +80,9 @@ def _is_worker(config: pytest.Config) -> bool:
 
 def _session(config: pytest.Config) -> RunSession:
     """The run's session, started: the one `run` started if its settings are these, else a new one. Any
-    problem with the options, the target or its hello is a usage error naming the plugin's option."""
+    problem with the options, the target or its hello is a usage error naming the plugin's option (the target,
+    if it was started, stopped: nothing it started outlives the refusal)."""
+    session = None
     try:
         settings = _settings(config)
         started = next((plugin.session for plugin in config.pluginmanager.get_plugins()
@@ -90,6 +92,8 @@ def _session(config: pytest.Config) -> RunSession:
         session = RunSession(settings)
         session.start(controller=not _is_worker(config))
     except OptionError as error:
+        if session is not None:
+            session.close()
         raise pytest.UsageError(inert(error.text(error.option.plugin_flag))) from None
     return session
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from ascendc_conformance.format.exits import ExitCode
 from ascendc_conformance.runner.report_lock import LOCK_FILE
 from tests.fixtures.targets.py_fakes import HostileText
+from tests.helpers.processes import recorded, running
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fixtures" / "targets"
@@ -117,6 +118,18 @@ def test_the_timeout_bounds_the_first_hello_of_a_run(tmp_path: Path) -> None:
     done = cli("run", "--target", target, *SELECTION, "--timeout", "1", timeout=60)
     assert done.returncode == ExitCode.USAGE and "failed its hello: no answer within 1 s" in done.stderr
     assert time.monotonic() - started < 20
+
+
+def test_a_refused_plugin_run_leaves_no_process_of_its_target(tmp_path: Path) -> None:
+    """The plugin refuses a report directory that is a file after the target started: the target is stopped,
+    with the detached grandchild it left holding its pipes (before, both outlived the pytest run)."""
+    pids, report = tmp_path / "pids", tmp_path / "a-file"
+    report.write_text("")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                           f"--ascendc-target={exec_target('fake_detached.py', '--pids', str(pids))}",
+                           f"--ascendc-report={report}"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 4 and f"--ascendc-report: {report} is a file" in done.stderr, done.stderr
+    assert recorded(pids) and not [pid for pid in recorded(pids) if running(pid)]
 
 
 TERMINAL_ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # what a terminal would obey (tab and newline aside)

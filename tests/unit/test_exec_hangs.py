@@ -16,6 +16,7 @@ import pytest
 from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.format.errors import TargetStartError
 from ascendc_conformance.targets.exec_target import FAILED_STARTS_GIVE_UP, ExecTarget
+from tests.helpers.processes import recorded, running
 
 FAKES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "targets"
 
@@ -29,15 +30,6 @@ def case() -> dict:
             "memory": {"GM": {"address": 0, "data": region}, "UB": {"address": 0, "data": region}}}
 
 
-def running(pid: int) -> bool:
-    """Whether the process exists and is not a zombie (a killed orphan stays one where PID 1 does not reap)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc to count descriptors and processes")
 def test_a_detached_grandchild_holding_the_pipes_neither_slows_a_crash_nor_outlives_the_target(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
@@ -49,7 +41,7 @@ def test_a_detached_grandchild_holding_the_pipes_neither_slows_a_crash_nor_outli
     elapsed = time.monotonic() - started
     assert kinds == [AnswerKind.RESULT, AnswerKind.CRASHED] * 3
     assert elapsed < 8, f"{elapsed:.1f} s: a crash waited for the timeout (the grandchild held the pipe open)"
-    grandchildren = [int(pid) for pid in pids.read_text().split()]
+    grandchildren = recorded(pids)
     assert len(grandchildren) == 3 and not [pid for pid in grandchildren if running(pid)]
     assert threading.active_count() == threads and len(os.listdir("/proc/self/fd")) == descriptors
 
