@@ -40,8 +40,9 @@ SCHEMA = "pack-v1"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 """The largest manifest read (one of a full pack of every product and API takes about 1 MiB)."""
 MAX_TEST_BYTES = 32 * 1024 * 1024
-"""The largest test file read, compressed and decompressed alike (one holds a test's cases without their bytes:
-the largest of a full pack takes well under 1 MiB); inflating stops there (a gzip bomb is refused)."""
+"""The largest test file read, compressed and inflated alike (one holds a test's cases without their bytes: the
+largest of a `ci` pack inflates to 34 KiB, a full pack's tests hold ten times the cases); inflating stops there
+(a gzip bomb is refused)."""
 GZIP_LEVEL = 9
 
 
