@@ -115,12 +115,11 @@ class RunRecorder:
             return
         self.fault = fault
         self._write(f"{PREFIX} STOPPED: {fault}")
-        reason = fault
         scheduler = self.config.pluginmanager.get_plugin("dsession")   # xdist's controller loop
         if scheduler is not None:
-            scheduler.shouldstop = reason
+            scheduler.shouldstop = fault
         if self.session is not None:
-            self.session.shouldstop = reason
+            self.session.shouldstop = fault
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo) -> None:
         """A SIGINT (Ctrl-C) ended the run: in this process (a KeyboardInterrupt itself), or in an xdist worker
