@@ -32,7 +32,6 @@ from ascendc_conformance.format.outcome import FAILURES, Outcome
 
 # Verdicts of a test, worst first; a merge keeps the earlier of two verdicts of one test id.
 VERDICT_ORDER = tuple(Outcome)
-VERDICTS = VERDICT_ORDER
 FAILURE_VERDICTS = FAILURES
 # The metadata that must agree when shards are merged.
 MERGE_KEYS = ("target", "spec_digest", "profile", "seed", "reading", "pack")
@@ -62,9 +61,9 @@ class TestResult(TestRecord):
     source: Path | None = None   # the report directory of the results file the record came from
 
     @classmethod
-    def from_record(cls, record: Mapping, source: Path | None = None, where: str = "") -> "TestResult":
+    def from_record(cls, record: Mapping[str, Any], source: Path | None = None, where: str = "") -> "TestResult":
         try:
-            return cls.from_json(record, where, source=source)
+            return cls.from_json(record, where, source=source)  # type: ignore[return-value]  # extra: TestResult
         except results_file.ResultsError as error:
             raise ReportError(str(error)) from None
 
@@ -96,7 +95,7 @@ class TestResult(TestRecord):
             path = self.source / path
         return path
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record as report.json lists it (its diff is shown with the failures, not with every test)."""
         return {key: value for key, value in super().to_json().items() if key not in ("record", "diff")}
 
@@ -110,7 +109,7 @@ class Shard:
     started: str | None
     finished: str | None
     exit_status: int | None
-    machine: Mapping
+    machine: Mapping[str, Any]
     workers: int | None
     command: str | None
     tests: int
@@ -119,7 +118,7 @@ class Shard:
     def killed(self) -> bool:
         return self.finished is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"source": str(self.source), "shard": self.shard, "started": self.started, "finished": self.finished,
                 "exit_status": self.exit_status, "killed": self.killed, "machine": thaw(self.machine),
                 "workers": self.workers, "command": self.command, "tests": self.tests}
@@ -129,9 +128,9 @@ class Shard:
 class RunResults:
     """One run: metadata (`run`, the run record of the first shard), tests, end, shards, notes."""
 
-    run: Mapping
+    run: Mapping[str, Any]
     tests: tuple[TestResult, ...]
-    end: Mapping | None           # the end record (merged: the last finish, the worst exit status); None if killed
+    end: Mapping[str, Any] | None           # the end record (merged: the last finish, the worst exit status); None if killed
     shards: tuple[Shard, ...]
     notes: tuple[str, ...] = ()
     duplicates: tuple[str, ...] = ()   # test ids recorded more than once (each named once)
@@ -161,7 +160,7 @@ class RunResults:
         return self._get("seed")
 
     @property
-    def pack(self) -> Mapping | None:
+    def pack(self) -> Mapping[str, Any] | None:
         """The certification pack the run took its cases from (id, profile, ...; runner.recorder), or None."""
         return self._get("pack")
 
@@ -191,7 +190,7 @@ class RunResults:
         return tuple(self._get("apis") or ())
 
     @property
-    def hello(self) -> Mapping:
+    def hello(self) -> Mapping[str, Any]:
         return self._get("hello") or MappingProxyType({})
 
     @property
@@ -203,7 +202,7 @@ class RunResults:
             return Limits()
 
     @property
-    def declared_limits(self) -> tuple[Mapping, ...]:
+    def declared_limits(self) -> tuple[Mapping[str, Any], ...]:
         """The target's declared limits stricter than the spec, with the rules they deviate from (run record)."""
         return tuple(self._get("declared_limits") or ())
 
@@ -225,7 +224,7 @@ class RunResults:
         return any(shard.killed for shard in self.shards)
 
     @property
-    def waivers_declared(self) -> tuple[Mapping, ...]:
+    def waivers_declared(self) -> tuple[Mapping[str, Any], ...]:
         return tuple(self._get("waivers") or ())
 
     @property
@@ -264,7 +263,7 @@ class RunResults:
                 counts[outcome] = counts.get(outcome, 0) + n
         return {v: counts[v] for v in sorted(counts, key=severity)}
 
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         """The run metadata as plain JSON (for report.json)."""
         machines = [thaw(s.machine) for s in self.shards]
         return {"target": self.target, "hello": thaw(self.hello), "suite_version": self.suite_version,
@@ -287,7 +286,7 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def results_path(source: str | os.PathLike) -> Path:
+def results_path(source: str | os.PathLike[str]) -> Path:
     """The results.jsonl of a report dir, or the file itself; a missing one, or a path that is not UTF-8 (the
     reports name it), is a ReportError."""
     path = Path(source)
@@ -307,13 +306,14 @@ def results_path(source: str | os.PathLike) -> Path:
     return path
 
 
-def _read_one(source: str | os.PathLike) -> RunResults:
+def _read_one(source: str | os.PathLike[str]) -> RunResults:
     """The last run of one results file, read record by record: memory holds one line and the last run's
     records, one per test id (an earlier run's are dropped when the next run record comes), never the file."""
     path = results_path(source)
     notes: list[str] = []
-    run: dict | None = None
-    union, end, unknown, earlier = _Union(), None, 0, []
+    run: dict[str, Any] | None = None
+    union, end, unknown = _Union(), None, 0
+    earlier: list[str] = []
     try:
         for number, record in results_file.read(path, notes):
             kind = record["record"]
@@ -350,7 +350,7 @@ def _read_one(source: str | os.PathLike) -> RunResults:
 EARLIER_RUNS_NAMED = 5   # how many earlier runs of a reused report directory a note names (the last ones)
 
 
-def results_of(run: Mapping, tests: Iterable[TestResult], end: Mapping | None, source: Path,
+def results_of(run: Mapping[str, Any], tests: Iterable[TestResult], end: Mapping[str, Any] | None, source: Path,
                notes: Iterable[str] = ()) -> RunResults:
     """One run's results from its records: the run record, its tests and its end record (None: killed)."""
     union = _Union()
@@ -359,7 +359,8 @@ def results_of(run: Mapping, tests: Iterable[TestResult], end: Mapping | None, s
     return _results(run, union, end, source, notes)
 
 
-def _results(run: Mapping, union: "_Union", end: Mapping | None, source: Path, notes: Iterable[str]) -> RunResults:
+def _results(run: Mapping[str, Any], union: "_Union", end: Mapping[str, Any] | None, source: Path,
+             notes: Iterable[str]) -> RunResults:
     machine = run.get("machine") or {}
     shard = Shard(source=source, shard=run.get("shard"), started=run.get("started"),
                   finished=end.get("finished") if end else None,
@@ -436,7 +437,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
             notes.append(f"the shards selected different {key}: "
                          + "; ".join(", ".join(s) or "all" for s in selections) + "; reporting their union")
             run[key] = [] if any(not s for s in selections) else sorted({x for s in selections for x in s})
-    waivers: list = []
+    waivers: list[Any] = []
     for part in parts:
         for waiver in thaw(part.run.get("waivers") or []):
             if waiver not in waivers:
@@ -449,9 +450,10 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
             union.add(test)
     ends = [part.end for part in parts]
     end = None
-    if all(e is not None for e in ends):
-        statuses = [int(e.get("exit_status") or 0) for e in ends]
-        end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in ends) or None,
+    known = [e for e in ends if e is not None]
+    if len(known) == len(ends):
+        statuses = [int(e.get("exit_status") or 0) for e in known]
+        end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in known) or None,
                "exit_status": max(statuses, key=lambda s: (s != 0, s))}
     duplicates = dict.fromkeys([*(d for part in parts for d in part.duplicates), *union.repeated])
     return RunResults(run=freeze(run), tests=tuple(union.kept.values()), end=freeze(end) if end else None,
@@ -459,7 +461,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
                       duplicates=tuple(duplicates))
 
 
-def load_results(*sources: str | os.PathLike) -> RunResults:
+def load_results(*sources: str | os.PathLike[str]) -> RunResults:
     """Read results.jsonl files (or report dirs holding one) into one RunResults; several are merged."""
     if len(sources) == 1 and isinstance(sources[0], (list, tuple)):
         sources = tuple(sources[0])

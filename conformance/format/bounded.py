@@ -123,7 +123,7 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
-def read_file(path: str | os.PathLike, max_bytes: int) -> bytes:
+def read_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
     """The bytes of the file at `path`, refused (InputError naming it) once it holds more than `max_bytes`:
     at most `max_bytes + 1` bytes are ever read, whatever the file's size. OSError for a file that cannot be
     opened or read (the caller says what it was for)."""

@@ -18,7 +18,7 @@ import platform
 import shlex
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ascendc_conformance.format import bounded
 from ascendc_conformance.format.bounded import clip
@@ -79,7 +79,7 @@ class ReportLock:
             handle.close()
 
 
-def _this_run() -> dict:
+def _this_run() -> dict[str, Any]:
     """pid, host, start time and command line of this process (its program and script as their names only)."""
     words = list(getattr(sys, "orig_argv", sys.argv)) or ["?"]
     for index in range(min(2, len(words))):

@@ -21,9 +21,11 @@ def pipe_links(streams: Iterable[IO[bytes] | None]) -> frozenset[str]:
     """What /proc/<pid>/fd/<n> links to for each open stream: `pipe:[<inode>]` (both ends of a pipe share it)."""
     links = set()
     for stream in streams:
+        if stream is None:
+            continue
         try:
             links.add(f"pipe:[{os.fstat(stream.fileno()).st_ino}]")
-        except (AttributeError, OSError, ValueError):   # no stream, or one already closed
+        except (OSError, ValueError):   # a stream already closed
             continue
     return frozenset(links)
 

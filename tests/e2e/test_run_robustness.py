@@ -20,7 +20,7 @@ from pathlib import Path
 from ascendc_conformance.format.exits import ExitCode
 from ascendc_conformance.runner.report_lock import LOCK_FILE
 from tests.fixtures.targets.py_fakes import HostileText
-from tests.helpers.processes import recorded, running
+from tests.helpers.processes import left_running, recorded
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fixtures" / "targets"
@@ -129,7 +129,7 @@ def test_a_refused_plugin_run_leaves_no_process_of_its_target(tmp_path: Path) ->
                            f"--ascendc-target={exec_target('fake_detached.py', '--pids', str(pids))}",
                            f"--ascendc-report={report}"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 4 and f"--ascendc-report: {report} is a file" in done.stderr, done.stderr
-    assert recorded(pids) and not [pid for pid in recorded(pids) if running(pid)]
+    assert recorded(pids) and not left_running(recorded(pids))
 
 
 TERMINAL_ACTIVE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # what a terminal would obey (tab and newline aside)

@@ -4,7 +4,6 @@ hang are given up after FAILED_STARTS_GIVE_UP in a row, the remaining cases answ
 bounds the hello wait too."""
 from __future__ import annotations
 
-import base64
 import os
 import sys
 import threading
@@ -14,20 +13,18 @@ from pathlib import Path
 import pytest
 
 from ascendc_conformance.format.answer import AnswerKind
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.errors import TargetStartError
 from ascendc_conformance.targets.exec_target import FAILED_STARTS_GIVE_UP, ExecTarget
-from tests.helpers.processes import recorded, running
+from tests.helpers.casebuild import typed_case
+from tests.helpers.processes import left_running, recorded
 
 FAKES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "targets"
 
 
-def case() -> dict:
-    region = base64.b64encode(bytes(64)).decode()
-    return {"case_format": 1, "api": "DataCopy", "product": "atlas-a2",
-            "src": {"position": "GM", "dtype": "half", "address": 0},
-            "dst": {"position": "VECIN", "dtype": "half", "address": 0},
-            "params": {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
-            "memory": {"GM": {"address": 0, "data": region}, "UB": {"address": 0, "data": region}}}
+def case() -> Case:
+    return typed_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                      {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0}, {"GM": bytes(64), "UB": bytes(64)})
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs Linux's /proc to count descriptors and processes")
@@ -42,7 +39,7 @@ def test_a_detached_grandchild_holding_the_pipes_neither_slows_a_crash_nor_outli
     assert kinds == [AnswerKind.RESULT, AnswerKind.CRASHED] * 3
     assert elapsed < 8, f"{elapsed:.1f} s: a crash waited for the timeout (the grandchild held the pipe open)"
     grandchildren = recorded(pids)
-    assert len(grandchildren) == 3 and not [pid for pid in grandchildren if running(pid)]
+    assert len(grandchildren) == 3 and not left_running(grandchildren)
     assert threading.active_count() == threads and len(os.listdir("/proc/self/fd")) == descriptors
 
 

@@ -10,9 +10,10 @@ from typing import Any
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.exits import help_text
-from ascendc_conformance.format.pack import MANIFEST_FILE, PackError, check_new_directory, verify_pack
+from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, check_new_directory, verify_pack
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
+from ascendc_conformance.spec.loader import load_spec
 
 PROGRESS_STEPS = 10   # progress lines of a build (one per tenth of its tests)
 
@@ -40,7 +41,7 @@ def register(subparsers: Any) -> None:
                   "ascendc-conformance pack build --profile ci --product atlas-a2 --api DataCopy --out pack/"])
     profile = options.named("profile")
     build_parser.add_argument("--profile", default=profile.default, choices=profile.choices,
-                              metavar="|".join(profile.choices),
+                              metavar="|".join(profile.choices or ()),
                               help="how many cases per test: " + ", ".join(f"{name} ({count})" for name, count
                                                                          in PROFILES.items())
                                    + f"; only a pack built from full makes a certification run (default {profile.default})")
@@ -81,7 +82,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         check_new_directory(Path(args.out))
     except PackError as error:
         raise PackError(f"--out: {error}") from None
-    pack = build(settings, Path(args.out), progress)
+    pack = build(settings, load_spec(), Path(args.out), progress)
     _describe(pack)
     return 0
 
@@ -91,7 +92,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(pack) -> None:
+def _describe(pack: Pack) -> None:
     counts = pack.manifest["counts"]
     size = sum((pack.directory / name).stat().st_size for name in (MANIFEST_FILE, *pack.manifest["files"]))
     built = pack.built
