@@ -601,6 +601,11 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         is_certification = False
         scope = (f"This is not a certification run: the run did not complete (pytest exit status {exit_status}: "
                  f"{EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
+    elif results.pack and not results.pack.get("pinned"):
+        is_certification = False
+        scope = (f"This is not a certification run: the pack id was not pinned (--pack-id), so nothing ties pack "
+                 f"{results.pack['id']} to the one its certifier published; its expected results were worked out "
+                 "again by the reference, but not its manifest's claim to have been built from profile full.")
     else:
         is_certification = True
         scope = ("This is a certification run (profile full"
@@ -611,6 +616,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         remarks.append(f"{not_run} of {selected} selected paths × dtypes have no test record: the run stopped before "
                        f"them (e.g. -x / --exitfirst after the first failure).")
     if results.pack:
+        if not results.pack.get("pinned") and profile != CERTIFICATION_PROFILE:
+            remarks.append("The pack id was not pinned (--pack-id): its expected results were worked out again by "
+                           "the reference before the first case.")
         if results.declared_limits:
             remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
                            "which it must reject): a profile run (`run --profile full`) tests the declared limits.")

@@ -28,10 +28,11 @@ from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.case import Case, Operand, Region, Result
+from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.files import output_directory, usable_path, utf8_path
 from ascendc_conformance.format.fill import Fill, Recipes, filled_bytes
-from ascendc_conformance.format.results import Subject
+from ascendc_conformance.format.results import Subject, TestKind
 
 PACK_FORMAT = 1
 MANIFEST_FILE = "manifest.json"
@@ -279,20 +280,59 @@ def open_pack(directory: str | Path) -> Pack:
                 tests=MappingProxyType(tests))
 
 
-def verify_pack(directory: str | Path) -> Pack:
-    """`open_pack`, and every test file read and checked against the schema (its cases, their recipes and
-    expected results) and against the manifest's count; PackError naming the file and field."""
+def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
+    """`open_pack`, refused unless its id is `pack_id` (when given), and everything the pack says of itself checked
+    against its content: every test file against the schema and its manifest entry (test id, kind, number of
+    cases, case ids), every fill recipe against MAX_FILL_BYTES (nothing is allocated for a region), the
+    manifest's counts against its tests and every test's cases against its profile's. PackError, one line
+    naming the file and field. What the pack says of the spec (its test list, its expected results) needs the
+    spec and the reference: runner.pack_check."""
     pack = open_pack(directory)
+    if pack_id is not None and pack.pack_id != pack_id.lower():
+        raise PackError(f"{pack.directory}: its pack id is {pack.pack_id}, not the pinned {pack_id}: this is not "
+                        "the pack whose id was published (it was changed, or it is another pack)")
+    manifest = pack.directory / MANIFEST_FILE
+    if pack.profile not in PROFILES:
+        raise PackError(f"{manifest}: 'built.profile': {bounded.shown(pack.profile)} is not a profile "
+                        f"({', '.join(PROFILES)})")
     for test in pack.tests.values():
-        path = pack.directory / test.file
-        data = _test_file(path, _test_bytes(path))
-        problem = schemas.problem(data, SCHEMA, "test")
-        if problem is not None:
-            raise PackError(f"{path}: {problem}")
-        if data["test"] != test.id or len(data["cases"]) != test.cases:
-            raise PackError(f"{path}: holds test {data['test']} with {len(data['cases'])} case(s); the manifest "
-                            f"says test {test.id} with {test.cases}")
+        _check_test_file(pack, test)
+    claimed, actual = pack.manifest["counts"], counts(list(pack.tests.values()))
+    if claimed != actual:
+        field_name = next(key for key in actual if claimed.get(key) != actual[key])
+        raise PackError(f"{manifest}: 'counts.{field_name}' says {bounded.shown(claimed.get(field_name))}; its tests "
+                        f"hold {bounded.shown(actual[field_name])}: the manifest's counts are not its content's")
     return pack
+
+
+def profile_budget(profile: str, kind: str) -> int:
+    """The most cases a test of `kind` holds in a pack of `profile` (the cases a profile run draws for it)."""
+    return SMOKE_CASES if kind == TestKind.SMOKE.value else PROFILES[profile]
+
+
+def _check_test_file(pack: Pack, test: PackTest) -> None:
+    """One test file against the schema and what the manifest says of it (PackError naming the file)."""
+    path = pack.directory / test.file
+    data = _test_file(path, _test_bytes(path))
+    problem = schemas.problem(data, SCHEMA, "test")
+    if problem is not None:
+        raise PackError(f"{path}: {problem}")
+    if (data["test"], data["kind"], len(data["cases"])) != (test.id, test.kind, test.cases):
+        raise PackError(f"{path}: holds {data['kind']} test {data['test']} with {len(data['cases'])} case(s); the "
+                        f"manifest says {test.kind} test {test.id} with {test.cases}")
+    budget = profile_budget(pack.profile, test.kind)
+    if test.cases > budget:
+        raise PackError(f"{path}: test {test.id} holds {test.cases} cases; a {test.kind} test of a "
+                        f"`{pack.profile}` pack (the manifest's profile) holds at most {budget}")
+    for index, entry in enumerate(data["cases"]):
+        case = entry["case"]
+        if case["id"] != f"{test.id}#{index}":
+            raise PackError(f"{path}: case {index} has id {bounded.shown(case['id'])}; expected {test.id}#{index}")
+        for name, region in case["memory"].items():
+            try:
+                Fill(**region["fill"])
+            except ValueError as error:
+                raise PackError(f"{path}: case {case['id']}: region {name}: {error}") from None
 
 
 def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tuple[PackTest, list[PackedCase]]],

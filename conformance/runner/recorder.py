@@ -86,7 +86,7 @@ class RunRecorder:
         self.run_record = {
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
             "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": self.run.profile,
-            "seed": seed, "pack": self.run.pack.summary() if self.run.pack is not None else None, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "seed": seed, "pack": self._pack(), "products": list(self.run.products or []), "apis": list(self.run.apis or []),
             "reading": self.run.reading.label, "reading_choices": dict(self.run.reading.choices),
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
@@ -139,6 +139,12 @@ class RunRecorder:
                             f"under the conformance run's settings (profile {self.run.profile})")
         return warnings
 
+    def _pack(self) -> dict[str, Any] | None:
+        """What the run record says of the pack: its summary, and whether its id was pinned (--pack-id: its
+        stored expectations trusted) or not (every one re-derived by the reference before the first case)."""
+        pack = self.run.pack
+        return None if pack is None else {**pack.summary(), "pinned": self.run.settings.pack_id is not None}
+
     def header_lines(self) -> list[str]:
         """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""
         run, settings = self.run, self.run.settings
@@ -146,7 +152,9 @@ class RunRecorder:
         if run.pack is not None:   # the pack fixes the cases: no seed draws them
             pack = run.pack.summary()
             cases = (f"pack {pack['id']} ({run.pack.directory}: profile {pack['profile']}, {pack['tests']} tests, "
-                     f"{pack['cases']} cases, drawn with seed {pack['seed']} by Hypothesis {pack['hypothesis']})")
+                     f"{pack['cases']} cases, drawn with seed {pack['seed']} by Hypothesis {pack['hypothesis']}; "
+                     + ("id pinned by --pack-id: its expected results as stored)" if settings.pack_id is not None else
+                        "id not pinned: every expected result was worked out again by the reference)"))
         else:
             seed = self._seed()
             # a seed fixes the cases only together with the Hypothesis release that draws them

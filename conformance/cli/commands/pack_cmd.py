@@ -10,9 +10,10 @@ from typing import Any
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.exits import help_text
-from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, check_new_directory, verify_pack
+from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, check_new_directory
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
+from ascendc_conformance.runner.pack_check import check_pack
 from ascendc_conformance.spec.loader import load_spec
 
 PROGRESS_STEPS = 10   # progress lines of a build (one per tenth of its tests)
@@ -56,13 +57,21 @@ def register(subparsers: Any) -> None:
     build_parser.set_defaults(func=cmd_build)
 
     verify_parser = add_verb_parser(
-        verbs, "verify", help="check a pack: every file against the manifest's SHA-256 and the schema",
-        description="Check a pack alone: manifest.json against the pack schema, every file it lists against\n"
-                    "its SHA-256 (a missing, changed or unlisted file is refused), every test file against\n"
-                    "the schema and the manifest's counts. Prints the pack id and what the pack holds;\n"
-                    "a problem is one line naming the file (exit 2).",
-        examples=["ascendc-conformance pack verify pack-full/"])
+        verbs, "verify", help="check a pack fully: hashes, schema, its manifest's claims, every expected result",
+        description="Check a pack alone, as `run --pack` checks it before its first case and more: manifest.json\n"
+                    "against the pack schema; every file it lists against its SHA-256 (a missing, changed or\n"
+                    "unlisted file is refused); every test file against the schema and its manifest entry\n"
+                    "(test id, kind, number of cases, case ids) and every fill recipe against the largest\n"
+                    "region a case carries; the manifest's counts against its tests, each test's cases against\n"
+                    "its profile's, its spec and test list against this suite's for its selection; and every\n"
+                    "case's expected result, under every reading it stores, worked out again by the reference.\n"
+                    "Prints the pack id and what the pack holds; a problem is one line naming the file (exit 2).\n"
+                    "With --pack-id, a pack whose id differs is refused first.",
+        examples=["ascendc-conformance pack verify pack-full/",
+                  "ascendc-conformance pack verify pack-full/ --pack-id 3f1c…(the 64 hex digits published)"])
     verify_parser.add_argument("directory", metavar="DIR", help="the pack's directory")
+    verify_parser.add_argument("--pack-id", type=options.pack_id, metavar="ID",
+                               help="the id the pack's certifier published: a pack whose id differs is refused")
     verify_parser.set_defaults(func=cmd_verify)
 
 
@@ -88,7 +97,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    _describe(verify_pack(Path(args.directory)))
+    _describe(check_pack(Path(args.directory), load_spec(), pack_id=args.pack_id, rederive_pinned=True))
     return 0
 
 
