@@ -297,12 +297,23 @@ def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
                         f"({', '.join(PROFILES)})")
     for test in pack.tests.values():
         _check_test_file(pack, test)
-    claimed, actual = pack.manifest["counts"], counts(list(pack.tests.values()))
-    if claimed != actual:
-        field_name = next(key for key in actual if claimed.get(key) != actual[key])
-        raise PackError(f"{manifest}: 'counts.{field_name}' says {bounded.shown(claimed.get(field_name))}; its tests "
-                        f"hold {bounded.shown(actual[field_name])}: the manifest's counts are not its content's")
+    difference = _first_difference(pack.manifest["counts"], counts(list(pack.tests.values())), "counts")
+    if difference is not None:
+        where, claimed, actual = difference
+        raise PackError(f"{manifest}: '{where}' says {bounded.shown(claimed)}; its tests hold {bounded.shown(actual)}: "
+                        "the manifest's counts are not its content's")
     return pack
+
+
+def _first_difference(claimed: Any, actual: Any, where: str) -> tuple[str, Any, Any] | None:
+    """Where two JSON values first differ (a dotted path into mappings), with both values there; None if equal."""
+    if isinstance(claimed, Mapping) and isinstance(actual, Mapping):
+        for key in sorted({*claimed, *actual}, key=str):
+            found = _first_difference(claimed.get(key), actual.get(key), f"{where}.{key}")
+            if found is not None:
+                return found
+        return None
+    return None if claimed == actual else (where, claimed, actual)
 
 
 def profile_budget(profile: str, kind: str) -> int:
