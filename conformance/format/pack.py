@@ -13,8 +13,9 @@ The **pack id** is the SHA-256 of `manifest.json`'s bytes: it pins the manifest,
 A case of a pack is a case v1 whose memory regions give their fill recipe (format.fill) instead of their bytes
 (`{"address": A, "fill": {"seed": S, "size": N, "half_nan_to_inf": false}}`); an expected `ok` result gives
 each region's SHA-256 instead of its bytes (`{"address": A, "sha256": H}`). `open_pack` checks the hashes (a
-PackError, one line, names the file that does not match); `verify_pack` checks every file against
-schema/pack-v1.schema.json too.
+PackError, one line, names the file that does not match); `verify_pack` checks the pack against itself too: every
+file against schema/pack-v1.schema.json and what the manifest says of it, the counts, the profile's number of
+cases, the size of every fill recipe (runner.pack_check checks it against the spec and the reference).
 """
 from __future__ import annotations
 
