@@ -7,7 +7,7 @@
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
     python benchmarks/run.py --catalogue-seeds N  # catalogue_caught over the seeds 1..N (default 4)
-    python benchmarks/run.py --packs-only     # only the certification packs: pack_vs_profile,
+    python benchmarks/run.py --packs-only     # only the certification packs: pack_vs_profile, pack_unpinned_vs_pinned,
                                               # pack_exec_vs_inprocess, pack_cases_per_s, pack_sizes_mib
     python benchmarks/run.py --skip-full-pack # without building the full pack (its size)
 
@@ -21,6 +21,7 @@ import argparse
 import re
 import resource
 import shlex
+import hashlib
 import json
 import os
 import platform
@@ -62,7 +63,7 @@ GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "ref
          "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20",
          "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5",
          "catalogue_caught": "every (bug, seed)", "pack_vs_profile": "<= 0.2", "pack_exec_vs_inprocess": "<= 1.5",
-         "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB"}
+         "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB", "pack_unpinned_vs_pinned": "-"}
 
 
 def log(message: str) -> None:
@@ -484,7 +485,8 @@ def build_pack(directory: Path, profile: str, seed: int) -> dict:
         raise RuntimeError(f"pack build --profile {profile} exited {done.returncode}:\n{done.stderr[-2000:]}")
     manifest = json.loads((directory / "manifest.json").read_text())
     size = sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
-    return {"profile": profile, "build_s": round(time.perf_counter() - start, 1), "bytes": size,
+    return {"profile": profile, "id": hashlib.sha256((directory / "manifest.json").read_bytes()).hexdigest(),
+            "build_s": round(time.perf_counter() - start, 1), "bytes": size,
             "mib": round(size / 2**20, 2), "mb": round(size / 1e6, 2), "tests": manifest["counts"]["tests"],
             "cases": manifest["counts"]["cases"], "files": len(manifest["files"]) + 1}
 
@@ -501,10 +503,11 @@ def _run_seconds(args: list[str]) -> float:
 
 
 def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
-    """The `ci` pack of every product and API (seed N) run against the reference in-process, against the same
-    reference served over exec with one and with two target processes, and the `ci` profile run of the same
-    selection and seed in-process: wall times of whole CLI runs, alternated, medians of `repeats` each. With
-    `full`, the `full` pack is built too, for its size."""
+    """The `ci` pack of every product and API (seed N) run against the reference in-process (its id pinned by
+    --pack-id, and not: the unpinned run re-derives every expected result first), against the same reference
+    served over exec with one and with two target processes, and the `ci` profile run of the same selection and
+    seed in-process: wall times of whole CLI runs, alternated, medians of `repeats` each. With `full`, the `full`
+    pack is built too, for its size."""
     with tempfile.TemporaryDirectory() as directory:
         packs = {"ci": build_pack(Path(directory) / "ci", "ci", seed)}
         log(f"  ci pack: {packs['ci']}")
@@ -514,6 +517,7 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
         pack = str(Path(directory) / "ci")
         runs = {"profile": ["--target", "reference", "--profile", "ci", "--seed", str(seed)],
                 "pack": ["--target", "reference", "--pack", pack],
+                "pack_pinned": ["--target", "reference", "--pack", pack, "--pack-id", packs["ci"]["id"]],
                 "pack_exec_1": ["--target", SERVED_REFERENCE, "--pack", pack],
                 "pack_exec_2": ["--target", SERVED_REFERENCE, "--pack", pack, "--target-processes", "2"]}
         samples: dict[str, list[float]] = {name: [] for name in runs}
@@ -532,7 +536,8 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
                                        "processes_2": round(medians["pack_exec_2"] / medians["pack"], 2)},
             "pack_cases_per_s": {"inprocess": round(cases / medians["pack"], 1),
                                  "exec": round(cases / exec_best, 1)},
-            "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()}}
+            "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()},
+            "pack_unpinned_vs_pinned": round(medians["pack"] / medians["pack_pinned"], 2)}
 
 
 # --- driver ---------------------------------------------------------------------------------------------------------------
@@ -586,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
         details["ci_runs"] = "skipped (--skip-run)"
-        for key in ("pack_vs_profile", "pack_exec_vs_inprocess", "pack_cases_per_s", "pack_sizes_mib"):
+        for key in ("pack_vs_profile", "pack_exec_vs_inprocess", "pack_cases_per_s", "pack_sizes_mib",
+                    "pack_unpinned_vs_pinned"):
             results[key] = None
     else:
         log("exec vs in-process runs ...")

@@ -31,6 +31,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 from ascendc_conformance.format.case import INT64
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
+from ascendc_conformance.format.exits import ExitCode
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.against_baseline import against_baseline
@@ -448,9 +449,13 @@ UNTESTED_WITHOUT_INT64 = ("Untested: GM address bits 53-63. The target's hello d
 
 CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
-EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
-                    "xdist worker that crashed",
-                 2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
+EXIT_STATUSES = {ExitCode.FAILED: "pytest saw a failure the results do not record: a test that errored inside the "
+                                  "suite, or an xdist worker that crashed",
+                 2: "interrupted (a run before exit code 130)",
+                 ExitCode.SUITE: "the suite could not finish: the machine would not let it write, or its own internal "
+                                 "error",
+                 ExitCode.PLUGIN_USAGE: "usage error", ExitCode.NO_TESTS: "no tests collected",
+                 ExitCode.INTERRUPTED: "interrupted (SIGINT)"}
 DOES_NOT_CONFORM = "does not conform"
 INCOMPLETE = "incomplete"
 
@@ -622,6 +627,11 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         is_certification = False
         scope = (f"This is not a certification run: the run did not complete (pytest exit status {exit_status}: "
                  f"{EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
+    elif results.pack and not results.pack.get("pinned"):
+        is_certification = False
+        scope = (f"This is not a certification run: the pack id was not pinned (--pack-id), so nothing ties pack "
+                 f"{results.pack['id']} to the one its certifier published; its expected results were worked out "
+                 "again by the reference, but not its manifest's claim to have been built from profile full.")
     else:
         is_certification = True
         scope = ("This is a certification run (profile full"
@@ -632,6 +642,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         remarks.append(f"{not_run} of {selected} selected paths × dtypes have no test record: the run stopped before "
                        f"them (e.g. -x / --exitfirst after the first failure).")
     if results.pack:
+        if not results.pack.get("pinned") and profile != CERTIFICATION_PROFILE:
+            remarks.append("The pack id was not pinned (--pack-id): its expected results were worked out again by "
+                           "the reference before the first case.")
         if results.declared_limits:
             remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
                            "which it must reject): a profile run (`run --profile full`) tests the declared limits.")

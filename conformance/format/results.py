@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -323,34 +324,58 @@ class TestRecord:
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:
-    """Append one record as one line, under an exclusive lock (xdist workers share the file)."""
+    """Append one record as one line, under an exclusive lock, on a line of its own: after a run killed in the
+    middle of a line, the next record starts on a fresh line (`read` then skips the cut one). An OSError (a
+    full disk, a read-only file system) is the caller's: the lines written before it are kept."""
     report_dir.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record, sort_keys=True, default=str) + "\n"
-    with open(report_dir / RESULTS_FILE, "a", encoding="utf-8") as handle:
+    line = json.dumps(record, sort_keys=True, default=str).encode("ascii") + b"\n"
+    with open(report_dir / RESULTS_FILE, "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
+            size = os.fstat(handle.fileno()).st_size
+            if size and os.pread(handle.fileno(), 1, size - 1) != b"\n":
+                line = b"\n" + line
             handle.write(line)
             handle.flush()
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def read(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) of each record of a results file, each checked by `check`. A bad line is a
-    ResultsError naming `file:line` and the field — except a last line without a line break after it, which a
-    run killed while writing it left unfinished: that one is skipped."""
-    lines = path.read_bytes().split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = bounded.loads(line, where, max_bytes=MAX_RECORD_BYTES)
-        except InputError as error:
-            if number == len(lines):
-                return
-            raise ResultsError(str(error)) from None
-        yield number, check(record, where)
+def read(path: Path, skipped: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) of each record of a results file, each checked by `check`, read one line at a time
+    (memory: one line of at most MAX_RECORD_BYTES, whatever the file's size). A bad line is a ResultsError
+    naming `file:line` and the field — except an unfinished line, left by a run killed while writing it: a line
+    that is not JSON, and is the last one (no line break after it) or is followed by the run record of a later
+    run. It is skipped, and said so in `skipped`."""
+    cut: tuple[bounded.Line, InputError] | None = None   # a line that is not JSON, until the next one is read
+    with open(path, "rb") as handle:
+        for line in bounded.lines(handle, MAX_RECORD_BYTES):
+            if not line.data.strip():
+                continue
+            where = f"{path}:{line.number}"
+            try:
+                record = line.json(where, MAX_RECORD_BYTES)
+            except InputError as error:
+                if cut is not None:
+                    raise ResultsError(str(cut[1])) from None
+                cut = (line, error)
+                continue
+            if cut is not None:
+                if not (isinstance(record, dict) and record.get("record") == "run"):
+                    raise ResultsError(str(cut[1])) from None
+                _skip(cut[0], path, skipped)
+                cut = None
+            yield line.number, check(record, where)
+    if cut is not None:
+        if cut[0].ended:
+            raise ResultsError(str(cut[1])) from None
+        _skip(cut[0], path, skipped)
+
+
+def _skip(line: bounded.Line, path: Path, skipped: list[str] | None) -> None:
+    if skipped is not None:
+        skipped.append(f"{path}:{line.number}: an unfinished record ({line.size} bytes) skipped: a run was stopped "
+                       "(killed, or its disk full) while writing it")
 
 
 def check(record: Any, where: str) -> dict[str, Any]:

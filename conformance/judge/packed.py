@@ -18,11 +18,22 @@ from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Region, Result, ResultStatus
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.pack import PackedCase, region_digest
+from ascendc_conformance.format.pack import PackedCase, digested, region_digest
 from ascendc_conformance.judge.diff import same_memory
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.reference import Others
 from ascendc_conformance.spec.model import Reading, Spec
+
+
+def expectations(expected: Result, others: Others) -> tuple[tuple[str, ...], tuple[tuple[Mapping[str, str], Mapping[str, Any]], ...]]:
+    """What a pack stores of a case's expected results (reference.expect_readings: under the seed reading and
+    every other computable one): the disputed points they depend on, and each result digested under its
+    choices of those points (the seed reading's first, with no choices). `pack build` writes it; a pack run
+    whose id is not pinned checks the stored one against it (runner.pack_check)."""
+    points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
+    stored = ((MappingProxyType({}), digested(expected)),
+              *((MappingProxyType(dict(other.choices)), digested(result)) for other, result in others))
+    return points, stored
 
 
 def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:

@@ -19,7 +19,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.answer import Answer
 from ascendc_conformance.format.case import Case, Result, ResultStatus
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.pack import PackedCase
 from ascendc_conformance.format.results import Cause, TestKind, case_summary
@@ -69,6 +69,7 @@ class Checker:
         self.witnesses = BitWitnesses(spec, reading)
         self._shrunk_causes: set[tuple[str, ...]] = set()   # Cause.shrink_key of every failure shrunk so far
         self.shrink_spent = 0.0                     # seconds spent shrinking, over every finished test
+        self.machine_fault: MachineFault | None = None   # a file the run could not write: it stops (runner.plugin)
 
     def check(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
               answer: Answer | None = None, resend: Callable[[Case], Answer] | None = None) -> None:
@@ -228,11 +229,18 @@ class Checker:
         return verdict
 
     def _save_replay(self, record: CheckRecord, state: CauseRecord, case: Case, expected: Result) -> None:
-        if self.settings.report_dir is None:
+        """Save the cause's replay file; one the machine will not let it write (a full disk) is the run's
+        fault, not the target's: the verdict stands, without a replay, and the run stops after this test."""
+        if self.settings.report_dir is None or self.machine_fault is not None:
             return
         name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
-        path = replay.save(self.settings.report_dir / "replays", name, case, expected, state.verdict.actual,
-                           state.verdict.to_json(), self.settings.target)
+        directory = self.settings.report_dir / "replays"
+        try:
+            path = replay.save(directory, name, case, expected, state.verdict.actual, state.verdict.to_json(),
+                               self.settings.target)
+        except OSError as error:
+            self.machine_fault = MachineFault(directory / replay.file_name(name), error)
+            return
         state.replay = str(path.relative_to(self.settings.report_dir))
         state.replay_command = replay.command(path, self.settings.target)
 

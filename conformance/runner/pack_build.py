@@ -13,7 +13,6 @@ import itertools
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Callable, Iterator
 
 import hypothesis
@@ -23,8 +22,9 @@ import ascendc_conformance
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.fill import Recipes, recording
-from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, digested,
-                                             recipe_case, write_pack)
+from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, recipe_case,
+                                             write_pack)
+from ascendc_conformance.judge.packed import expectations
 from ascendc_conformance.format.pack_doc import format_text
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.errors import ConformanceError
@@ -66,9 +66,7 @@ def packed(case: Case, spec: Spec, recipes: Recipes, test_id: str, index: int, r
     reading of the points it depends on."""
     expected, others = reference.expect_readings(case, spec)
     check_expectation(rule, expected, expectation)
-    points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
-    stored = ((MappingProxyType({}), digested(expected)),
-              *((MappingProxyType(dict(other.choices)), digested(result)) for other, result in others))
+    points, stored = expectations(expected, others)
     return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored)
 
 

@@ -171,7 +171,7 @@ def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, t
     with pytest.raises(PackError, match=r"json\.gz: 'cases\.0\.case\.memory\.GM\.fill\.seed'"):
         verify_pack(copy)
     rewrite(copy, name, lambda data: data["cases"].pop(0))
-    with pytest.raises(PackError, match="the manifest says test"):
+    with pytest.raises(PackError, match=r"the manifest says \w+ test"):
         verify_pack(copy)
 
 
