@@ -12,18 +12,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cached_property
+from typing import Callable
 
 import pytest
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.runner.session import CheckRecord, RunSession
-from ascendc_conformance.spec.model import Path, Status
-from ascendc_conformance.strategies.boundaries import Boundary
+from ascendc_conformance.spec.model import Path, RuleKind, Status
+from ascendc_conformance.strategies.api_contract import module_for
+from ascendc_conformance.strategies.boundaries import Boundary, pins
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.legal import case_for, contexts, extended
-from ascendc_conformance.strategies.limits import Deviation, LimitProbe
+from ascendc_conformance.strategies.limits import Deviation, LimitProbe, above_maximum, moves_something, no_legal_call
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
 Item = Path | RouteForm | Fault | Boundary | LimitProbe
@@ -93,7 +96,29 @@ def _supported(run: RunSession, record: CheckRecord, paths: tuple[PathContext, .
         products = ", ".join(sorted({c.product.id for c in paths}))
         pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"the target's hello excludes {first.api.name} "
                                    f"{first.src}->{first.dst} ({len(paths)} path(s)) on {products}"))
-    return supported
+    callable_ = tuple(c for c in supported if no_legal_call(c) is None)
+    if not callable_:
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"no call lies within the limits the target declares: "
+                                   f"{no_legal_call(supported[0])}"))
+    return callable_
+
+
+def _within_maxima(record: CheckRecord, ctxs: tuple[PathContext, ...], pinned: Callable[[PathContext], dict],
+                   limits: Limits) -> tuple[PathContext, ...]:
+    """The contexts on which the values a test pins can be met within the maxima the target declares (but the
+    faulty value a context relaxes: a range fault's); the test skipped as declared-limit if none. A declared
+    maximum of 0 is a maximum like any other."""
+    if not limits.maxima:
+        return ctxs
+    within = tuple(c for c in ctxs if above_maximum(c, limits, pinned(c), c.relaxed) is None
+                   and module_for(c.api).reachable(c, pinned(c)))
+    if not within:
+        first = ctxs[0]
+        why = above_maximum(first, limits, pinned(first), first.relaxed) or \
+            f"{pinned(first) or 'its parameters'} cannot be met within the maxima the target declares"
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{why}: the test pins a value beyond a maximum the "
+                                   "target declares"))
+    return within
 
 
 def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
@@ -105,7 +130,13 @@ def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
     if fault.type_enforced and run.limits.typed:
         pytest.skip(record.skipped(SkipReason.TYPE_ENFORCED, f"the fault puts {fault.rule.field or 'a field'} outside "
                                    "its C type, which the target, typed (hello limits.typed), cannot be given"))
-    supported = _supported(run, record, fault.contexts)
+    supported = _within_maxima(record, _supported(run, record, fault.contexts), lambda c: dict(fault.pinned), run.limits)
+    if run.limits.maxima and fault.rule.kind in (RuleKind.BOUNDS, RuleKind.CAPACITY):
+        # these faults cut or move the bytes a call touches: only calls that touch some can carry them
+        supported = tuple(c for c in supported if moves_something(c))
+        if not supported:
+            pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, "no call within the maxima the target declares "
+                                       f"touches memory: {fault.rule.id} cannot be broken"))
     _extended(run, record, fault.extensions)
     return Plan(fault, supported, fault.expectation)
 
@@ -118,13 +149,13 @@ def _boundary(run: RunSession, record: CheckRecord, boundary: Boundary) -> Plan:
                                    f"{boundary.rule.field} = {boundary.legal_value} fits none of its "
                                    f"{len(boundary.unreachable)} paths: " + "; ".join(shown)
                                    + (f"; and {more} more (`ascendc-conformance spec paths` lists them)" if more else "")))
-    within = tuple(c for c in boundary.contexts
-                   if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.field) or boundary.legal_value)
-                   >= boundary.legal_value)
+    field, value = boundary.rule.field, boundary.legal_value
+    within = tuple(c for c in boundary.contexts if above_maximum(c, run.limits, {field: value}) is None)
     if not within:
-        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{boundary.rule.field} = {boundary.legal_value} is "
-                                   "beyond the maximum the target declares (its test_limit checks that it rejects it)"))
-    supported = _supported(run, record, within)
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{field} = {value} is beyond the maximum the "
+                                   "target declares (its test_limit checks that it rejects it)"))
+    supported = _within_maxima(record, _supported(run, record, within),
+                               lambda c: pins(c, field, value, boundary.with_effect), run.limits)
     _extended(run, record, boundary.extensions)
     return Plan(boundary, supported)
 
