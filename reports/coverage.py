@@ -57,6 +57,7 @@ REASON_NEEDS_EXTENSION = "not sent: the cases need a case-format extension the t
 REASON_TYPE_ENFORCED = "type-enforced: its faults' values lie outside the field's C type, which the typed target cannot be given"
 REASON_NOT_DECLARED = "not sent: a harness rule the target does not declare that it checks (limits.checks_regions)"
 REASON_DECLARED_LIMIT = "not sent: beyond a limit the target declares (its limit test checks the rejection)"
+REASON_NOT_VALIDATED = "not certified: the target does not declare that it validates rules of this kind (hello validates)"
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
            REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
 
@@ -379,6 +380,8 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
         return REASON_NOT_SUPPORTED
     if any(t.skip is SkipReason.NOT_VALIDATING for t in tests):
         return REASON_NOT_VALIDATING
+    if any(t.skip is SkipReason.NOT_VALIDATED for t in tests):
+        return REASON_NOT_VALIDATED
     if any(t.kind is TestKind.BOUNDARY and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
     if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):

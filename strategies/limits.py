@@ -149,17 +149,14 @@ def above_maximum(ctx: PathContext, limits: Limits, values: Mapping[str, Any],
 
 
 def no_legal_call(ctx: PathContext) -> str | None:
-    """Why no call of `ctx` lies within the limits it is drawn within, in words (None: some does): a field whose
-    declared maximum is below the smallest value the spec allows it (a maximum of 0 for a field whose minimum is
-    1: the target accepts no call of the path at all)."""
+    """A field of `ctx` whose declared maximum lies below the smallest value the spec allows it, in words (None:
+    none; a maximum of 0 for a field whose minimum is 1: the target accepts no call of the path at all)."""
     for name, field in ctx.api.forms[ctx.form].fields.items():
         if field.array_of is not None or field.ctype not in ctx.spec.ctypes:
             continue
         low, high = ctx.field_range(name)
         if low > high:
             return f"{name} must be at least {low} by the spec, and the target declares at most {high}"
-    if not module_for(ctx.api).reachable(ctx, {}):
-        return f"no parameters of {ctx.label} ({ctx.form}) lie within the maxima the target declares"
     return None
 
 

@@ -74,6 +74,7 @@ class SkipReason(Word):
     TYPE_ENFORCED = "type-enforced"      # the fault's value lies outside the field's C type, and the target is typed
     NOT_DECLARED = "not-declared"        # a harness rule's check the target's hello does not declare
     DECLARED_LIMIT = "declared-limit"    # a bound beyond a maximum the target declares (its own test checks that)
+    NOT_VALIDATED = "not-validated"      # a fault of a rule the target's hello does not declare it validates (its kind)
 
     @property
     def verdict(self) -> Outcome:

@@ -19,7 +19,7 @@ One JSON object per line, discriminated by "record":
    "disputed": {"<point>": {"<reading of the point followed: seed | an alternative | none>": n}},
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
-   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
+   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": <format.outcome.SkipReason>|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
                "replay_command": str|null, "case": {case_summary}, "cases": n}, ...],

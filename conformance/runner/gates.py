@@ -10,6 +10,7 @@ cases of, and what the reference must answer them.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable
@@ -75,7 +76,8 @@ def _plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
     if isinstance(item, LimitProbe):
         return _limit(run, record, item)
     paths = item.contexts if isinstance(item, RouteForm) else tuple(contexts(run.spec, [item]))
-    return Plan(item, extended(_supported(run, record, paths), run.target.hello.extensions))
+    supported = _within_maxima(record, _supported(run, record, paths), lambda c: {}, run.limits)
+    return Plan(item, extended(supported, run.target.hello.extensions))
 
 
 def _supports(run: RunSession, c: PathContext) -> bool:
@@ -96,11 +98,7 @@ def _supported(run: RunSession, record: CheckRecord, paths: tuple[PathContext, .
         products = ", ".join(sorted({c.product.id for c in paths}))
         pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"the target's hello excludes {first.api.name} "
                                    f"{first.src}->{first.dst} ({len(paths)} path(s)) on {products}"))
-    callable_ = tuple(c for c in supported if no_legal_call(c) is None)
-    if not callable_:
-        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"no call lies within the limits the target declares: "
-                                   f"{no_legal_call(supported[0])}"))
-    return callable_
+    return supported
 
 
 def _within_maxima(record: CheckRecord, ctxs: tuple[PathContext, ...], pinned: Callable[[PathContext], dict],
@@ -114,16 +112,28 @@ def _within_maxima(record: CheckRecord, ctxs: tuple[PathContext, ...], pinned: C
                    and module_for(c.api).reachable(c, pinned(c)))
     if not within:
         first = ctxs[0]
-        why = above_maximum(first, limits, pinned(first), first.relaxed) or \
-            f"{pinned(first) or 'its parameters'} cannot be met within the maxima the target declares"
-        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{why}: the test pins a value beyond a maximum the "
-                                   "target declares"))
+        why = above_maximum(first, limits, pinned(first), first.relaxed) or no_legal_call(first) or \
+            f"{pinned(first) or 'a call'} cannot be met with {_maxima(limits, first)}"
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{why}: no call of the test lies within the maxima "
+                                   "the target declares"))
     return within
 
 
+def _maxima(limits: Limits, ctx: PathContext) -> str:
+    """The declared maxima that bound a call of `ctx`, in words."""
+    return ", ".join(m.label for m in limits.maxima if m.covers(ctx.api.name, ctx.product.id, m.field))
+
+
 def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
-    if not run.target.hello.validates and fault.expectation is Expectation.REJECT:
+    hello, rule = run.target.hello, fault.rule
+    if not hello.validates and fault.expectation is Expectation.REJECT:
         pytest.skip(record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false)"))
+    if hello.validates and rule.status is not Status.HARNESS and rule.illegal_by_default \
+            and not hello.validates_rule(rule.id, rule.kind.value):
+        # the harness rule is governed by limits.checks_regions; a rule legal by default decides legal calls
+        pytest.skip(record.skipped(SkipReason.NOT_VALIDATED, f"the target does not declare that it validates "
+                                   f"{rule.kind} rules or {rule.id} (hello validates: "
+                                   f"{json.dumps(hello.validation.to_json())})"))
     if fault.rule.status is Status.HARNESS and not run.limits.checks_regions:
         pytest.skip(record.skipped(SkipReason.NOT_DECLARED, f"{fault.rule.id} is a rule of the test harness, and the "
                                    "target's hello does not declare that it checks it (limits.checks_regions)"))
@@ -135,8 +145,8 @@ def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
         # these faults cut or move the bytes a call touches: only calls that touch some can carry them
         supported = tuple(c for c in supported if moves_something(c))
         if not supported:
-            pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, "no call within the maxima the target declares "
-                                       f"touches memory: {fault.rule.id} cannot be broken"))
+            pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"no call with {_maxima(run.limits, fault.contexts[0])} "
+                                       f"(the target's declared maxima) touches memory: {fault.rule.id} cannot be broken"))
     _extended(run, record, fault.extensions)
     return Plan(fault, supported, fault.expectation)
 

@@ -28,7 +28,7 @@ from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Status
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
@@ -79,9 +79,22 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed),
-            "declared_limits": [deviation.to_json() for deviation in self.run.deviations]}
+            "declared_limits": [deviation.to_json() for deviation in self.run.deviations],
+            "validation": self._validation()}
         if settings.report_dir is not None:
             results.append(settings.report_dir, self.run_record)
+
+    def _validation(self) -> dict:
+        """What the target declares it validates (hello `validates`) and, of the rules the selection's fault tests
+        break (the harness rule aside: limits.checks_regions), the kinds and ids it does not: what the
+        certification does not certify."""
+        hello = self.run.target.hello
+        tested = {(fault.rule.id, fault.rule.kind.value) for fault in self.run.faults
+                  if fault.rule.status is not Status.HARNESS and fault.rule.illegal_by_default}
+        declared = hello.validation.to_json() if hello.validates else False
+        return {"declared": declared,
+                "not_certified": hello.validation.not_certified(tested) if hello.validates else
+                {"kinds": sorted({kind for _, kind in tested}), "rules": sorted(rule for rule, _ in tested)}}
 
     def _warnings(self) -> list[str]:
         """What in the run's set-up does not do what its author may think."""
