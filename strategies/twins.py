@@ -202,7 +202,10 @@ def _agreed(work: _Work, case: Case, points: frozenset[str]) -> Twin | NoTwin:
                 return NoTwin(NoTwinReason.NEEDLESS, "no reading makes the case illegal")
             return Twin(built, tuple(work.put_right), _changes(case, built))
         reading, result = refused[0]
-        if not any([_put_right(work, work.spec.rule(rule_id)) for rule_id in result.rules if rule_id in work.spec.rules]):
+        progressed = False
+        for rule_id in (rule for rule in result.rules if rule in work.spec.rules):
+            progressed = _put_right(work, work.spec.rule(rule_id)) or progressed
+        if not progressed:
             return NoTwin(NoTwinReason.UNFIXABLE, f"under the reading {reading.label} the reference still answers "
                                                   f"{result.status}: {result.message}", reading.label)
     return NoTwin(NoTwinReason.UNFIXABLE, f"still refused by some reading after putting right {', '.join(work.put_right)}")
@@ -276,7 +279,10 @@ def _fix_value(work: _Work, field: str, allowed: tuple[int, int]) -> bool:
         return False
     candidates = sorted({min(max(value // step * step, low), high), min(max(-(-value // step) * step, low), high)},
                         key=lambda v: abs(v - value))
-    fits = lambda v: layout.fits(work.ctx, module_for(work.ctx.api).footprint(work.ctx, {**work.params, field: v}))
+
+    def fits(candidate: int) -> bool:
+        footprint = module_for(work.ctx.api).footprint(work.ctx, {**work.params, field: candidate})
+        return layout.fits(work.ctx, footprint)
     chosen = next((v for v in candidates if fits(v)), None)
     if chosen is None and value > high:   # fitting is monotone: the largest value below that fits
         top, bottom = high // step, low // step
@@ -401,9 +407,11 @@ def _fix_relation(work: _Work, rule: Rule) -> bool:
 def _fix_overlap(work: _Work, rule: Rule) -> bool:
     """Writes of one call that hit the same bytes (unspecified) kept apart by the planners of the API's relation
     rules whose outcome is left open (NZ2ND's rows and matrices), where it has any."""
-    module = module_for(work.ctx.api)
-    return any([_planned(work, module.RELATION_TWINS[other.check](other, work.ctx, work.params))
-                for other in work.ctx.api.rules_of_kind(RuleKind.RELATION) if other.status is Status.UNSPECIFIED])
+    module, moved = module_for(work.ctx.api), False
+    for other in work.ctx.api.rules_of_kind(RuleKind.RELATION):
+        if other.status is Status.UNSPECIFIED:
+            moved = _planned(work, module.RELATION_TWINS[other.check](other, work.ctx, work.params)) or moved
+    return moved
 
 
 def _fix_semantics(work: _Work, rule: Rule) -> bool:
