@@ -30,7 +30,7 @@ from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.recast import OPERANDS, alignment_class, context_of, draft_of
 
 
-def fault_on(spec: Spec, fault: Fault, accepted: Sequence[Case]) -> st.SearchStrategy[dict] | None:
+def fault_on(spec: Spec, fault: Fault, accepted: Sequence[Case]) -> st.SearchStrategy[Case] | None:
     """Cases of `fault` built on the `accepted` legal cases that lie on one of its contexts (as a test's plan has
     them: within the target's declared limits); None when none does, or the fault cannot be built on a case
     that fits the product's memories (an inseparable fault, drawn as if memories had no limit).
@@ -43,7 +43,7 @@ def fault_on(spec: Spec, fault: Fault, accepted: Sequence[Case]) -> st.SearchStr
     pairs = [(ctx, case) for case in accepted for ctx in _fault_contexts(spec, fault, case)]
     if not pairs:
         return None
-    return st.sampled_from(pairs).flatmap(lambda pair: _built(fault, *pair))
+    return st.sampled_from(pairs).flatmap(lambda pair: _built(spec, fault, *pair))
 
 
 def _fault_contexts(spec: Spec, fault: Fault, case: Case) -> list[PathContext]:
@@ -61,7 +61,7 @@ def _fault_contexts(spec: Spec, fault: Fault, case: Case) -> list[PathContext]:
 
 
 @st.composite
-def _built(draw, fault: Fault, ctx: PathContext, case: Case) -> dict:
+def _built(draw: st.DrawFn, spec: Spec, fault: Fault, ctx: PathContext, case: Case) -> Case:
     """One case of `fault` on `ctx` made from the accepted `case` (see the module's doc)."""
     d = draft_of(case, _keeping_alignments(ctx, case))
     d.params.update(dict(fault.pinned))
@@ -70,7 +70,7 @@ def _built(draw, fault: Fault, ctx: PathContext, case: Case) -> dict:
         fault.edit(draw, d)
     d.tags.append(tags.fault(fault.rule.id))
     built = finish(draw, d, zero_fill=fault.expectation is Expectation.REJECT)
-    if reference.expect(built, ignore=frozenset({fault.rule.id}))["status"] != ResultStatus.OK:
+    if reference.expect(built, spec, ignore=frozenset({fault.rule.id})).status is not ResultStatus.OK:
         reject()   # the accepted case's other parameters break another rule here too: not a single fault
     return built
 

@@ -15,8 +15,7 @@ from ascendc_conformance.format.case import DETACHED_TENSOR, SPARSE_MEMORY, Case
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.spec.model import Spec
-from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.cases import Draft
+from ascendc_conformance.strategies.api_contract import Draft, module_for
 from ascendc_conformance.strategies.context import PathContext
 
 OPERANDS = ("src", "dst")

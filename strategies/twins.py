@@ -33,14 +33,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from ascendc_conformance.format import tags
 from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARSE_MEMORY, Case, Operand, Region, \
     ResultStatus, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.reference import evaluate, other_readings, points_of
+from ascendc_conformance.reference import expect, other_readings, points_of
 from ascendc_conformance.spec.model import Path, Reading, Rule, RuleKind, Spec, Status
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
@@ -93,7 +93,7 @@ def twin_for_fault(spec: Spec, case: Case, rule: Rule, limits: Limits = Limits()
     if not _put_right(work, rule):
         if not _rejections(spec, case):
             return NoTwin(NoTwinReason.NEEDLESS, f"no reading makes the case illegal: {rule.id} is not in question")
-    return _agreed(work, case, frozenset({rule.dispute} - {None}))
+    return _agreed(work, case, frozenset() if rule.dispute is None else frozenset({rule.dispute}))
 
 
 def twin_for_point(spec: Spec, case: Case, point: str, limits: Limits = Limits()) -> Twin | NoTwin:
@@ -134,7 +134,7 @@ class _Work:
 
     spec: Spec
     ctx: PathContext                   # within the target's limits, every capacity at its smallest reading
-    params: dict
+    params: dict[str, Any]
     addresses: dict[str, int | None]   # None: to be placed anew, as near `near` as fits
     near: dict[str, int]
     classes: dict[str, int]            # the exact alignment class each operand keeps
@@ -164,7 +164,7 @@ class _Work:
         self.reclass()
 
 
-def _plain(params) -> dict:
+def _plain(params: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(params)))
 
 
@@ -223,12 +223,12 @@ def _results(spec: Spec, case: Case) -> list[tuple[Reading, Result]]:
     """The reference's result under the seed reading and under every combination of the computable readings of
     the disputed points its results depend on."""
     seed = spec.seed_reading
-    results = {seed: evaluate(case, spec, reading=seed)}
+    results = {seed: expect(case, spec, reading=seed)}
     points = points_of(results[seed].depends_on, spec)
     while points:
         for other in other_readings(points, seed, spec):
             if other not in results:
-                results[other] = evaluate(case, spec, reading=other)
+                results[other] = expect(case, spec, reading=other)
         more = points_of([rule for result in results.values() for rule in result.depends_on], spec)
         if set(more) <= set(points):
             break
@@ -246,8 +246,8 @@ def _rejections(spec: Spec, case: Case) -> list[Result]:
 
 def _points(spec: Spec, result: Result) -> set[str]:
     """The disputed points a rejection hinges on (its disputed rules' points and the points of the rules it names)."""
-    named = {spec.rule(rule).dispute for rule in result.rules if rule in spec.rules}
-    return (set(points_of(result.depends_on, spec)) | named) - {None}
+    named = {point for rule in result.rules if rule in spec.rules and (point := spec.rule(rule).dispute) is not None}
+    return set(points_of(result.depends_on, spec)) | named
 
 
 # --- each kind of rule put right ----------------------------------------------------------------------------
@@ -298,10 +298,10 @@ def _fix_value(work: _Work, field: str, allowed: tuple[int, int]) -> bool:
 
 
 def _fix_range(work: _Work, rule: Rule) -> bool:
-    value = work.params.get(rule.field)
+    value = work.params.get(rule.param)
     if type(value) is not int:
         return False
-    return _fix_value(work, rule.field, _agreed_range(work.ctx, rule.field))
+    return _fix_value(work, rule.param, _agreed_range(work.ctx, rule.param))
 
 
 def _align(work: _Work, operands: list[str]) -> bool:
@@ -310,7 +310,8 @@ def _align(work: _Work, operands: list[str]) -> bool:
     moved = False
     for op in operands:
         align = work.ctx.alignment(op)
-        address = work.addresses[op] if work.addresses[op] is not None else work.near[op]
+        placed = work.addresses[op]
+        address = placed if placed is not None else work.near[op]
         if address % align:
             work.classes[op], work.addresses[op], moved = align, None, True
     return moved
@@ -329,8 +330,9 @@ def _fix_capacity(work: _Work, rule: Rule) -> bool:
     """Each operand whose accesses pass its buffer's end (at the buffer's smallest reading) placed anew, as near
     its address as fits, keeping its class."""
     extents = module_for(work.ctx.api).footprint(work.ctx, work.params)
-    over = [op for op in OPERANDS if work.addresses[op] is not None and work.ctx.memory(op) in work.ctx.product.capacities
-            and work.addresses[op] + layout.reach(extents, op)[1] > work.ctx.limit(work.ctx.memory(op))]
+    over = [op for op, address in work.addresses.items() if address is not None
+            and work.ctx.memory(op) in work.ctx.product.capacities
+            and address + layout.reach(extents, op)[1] > work.ctx.limit(work.ctx.memory(op))]
     for op in over:
         work.addresses[op] = None
     return bool(over)
@@ -345,7 +347,7 @@ def _fix_route(work: _Work, rule: Rule) -> bool:
     here = [path for path in spec.paths(ctx.product.id, ctx.api.name) if ctx.form in path.forms]
     elsewhere = [path for path in spec.paths(api=ctx.api.name) if ctx.form in path.forms]
 
-    def likeness(path: Path) -> tuple:
+    def likeness(path: Path) -> tuple[bool | str, ...]:
         memories = spec.product(path.product).memory_of
         return (path.route != (ctx.src, ctx.dst), (path.src_dtype, path.dst_dtype) != (ctx.src_dtype.name, ctx.dst_dtype.name),
                 memories(path.src) != ctx.memory("src"), memories(path.dst) != ctx.memory("dst"),
@@ -392,7 +394,7 @@ def _move_to_path(work: _Work, paths: list[Path], form: str | None = None) -> bo
     kept = set(ctx.api.forms[ctx.form].fields) == set(work.params) and layout.fits(ctx, module.footprint(ctx, work.params))
     if kept:   # parameters in elements may not suit the new dtypes (a slice's lengths): kept only if legal there
         trial = _build(work)
-        kept = not isinstance(trial, str) and evaluate(trial, work.spec).status is ResultStatus.OK
+        kept = not isinstance(trial, str) and expect(trial, work.spec).status is ResultStatus.OK
         work.addresses = {op: None for op in OPERANDS}
     if not kept:
         work.params = module.smallest_params(ctx, {}) or work.params
@@ -400,7 +402,7 @@ def _move_to_path(work: _Work, paths: list[Path], form: str | None = None) -> bo
 
 
 def _fix_relation(work: _Work, rule: Rule) -> bool:
-    planner = module_for(work.ctx.api).RELATION_TWINS.get(rule.check)
+    planner = module_for(work.ctx.api).RELATION_TWINS.get(rule.relation)
     return _planned(work, planner(rule, work.ctx, work.params) if planner else None)
 
 
@@ -408,9 +410,9 @@ def _fix_overlap(work: _Work, rule: Rule) -> bool:
     """Writes of one call that hit the same bytes (unspecified) kept apart by the planners of the API's relation
     rules whose outcome is left open (NZ2ND's rows and matrices), where it has any."""
     module, moved = module_for(work.ctx.api), False
-    for other in work.ctx.api.rules_of_kind(RuleKind.RELATION):
-        if other.status is Status.UNSPECIFIED:
-            moved = _planned(work, module.RELATION_TWINS[other.check](other, work.ctx, work.params)) or moved
+    for other in work.ctx.api.rules:
+        if other.kind is RuleKind.RELATION and other.status is Status.UNSPECIFIED:
+            moved = _planned(work, module.RELATION_TWINS[other.relation](other, work.ctx, work.params)) or moved
     return moved
 
 
@@ -418,7 +420,7 @@ def _fix_semantics(work: _Work, rule: Rule) -> bool:
     return _planned(work, module_for(work.ctx.api).semantic_twin(rule, work.ctx, work.params))
 
 
-def _planned(work: _Work, params: dict | None) -> bool:
+def _planned(work: _Work, params: dict[str, Any] | None) -> bool:
     if params is None or params == work.params:
         return False
     work.params = params
@@ -485,13 +487,13 @@ def _placed(ctx: PathContext, extents: layout.Extents, work: _Work) -> dict[str,
     if len(kept) == 2 and layout.apart(kept, extents):
         return kept
     for first in [op for op in OPERANDS if op in kept] + list(OPERANDS):
-        placed = {first: kept[first] if first in kept else _nearest(*interval(first), work.near[first], work.classes[first])}
-        if placed[first] is None:
+        start = kept[first] if first in kept else _nearest(*interval(first), work.near[first], work.classes[first])
+        if start is None:
             continue
         second = next(op for op in OPERANDS if op != first)
-        placed[second] = _nearest_apart(ctx, extents, interval(second), placed, second, work)
-        if placed[second] is not None:
-            return placed
+        beside = _nearest_apart(ctx, extents, interval(second), {first: start}, second, work)
+        if beside is not None:
+            return {first: start, second: beside}
     return None
 
 
@@ -530,7 +532,7 @@ def _seed(case: Case) -> int:
     return int.from_bytes(digest.digest()[:4], "little") % (2**32 - 1) + 1
 
 
-def _params_text(params: dict) -> str:
+def _params_text(params: Mapping[str, Any]) -> str:
     return "{" + ", ".join(f"{k}={v}" for k, v in params.items() if not isinstance(v, list)) + "}"
 
 

@@ -74,7 +74,7 @@ class Validation:
         """The rule ids it names that are not in `known` (the spec's): a misspelling the run warns about."""
         return tuple(sorted(rule for rule in self.rules if rule not in known))
 
-    def to_json(self) -> bool | dict:
+    def to_json(self) -> bool | dict[str, Any]:
         if not self.narrowed:
             return self.any
         return {key: sorted(value) for key, value in (("kinds", self.kinds), ("rules", self.rules)) if value}

@@ -11,54 +11,28 @@ cases of, and what the reference must answer them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
-from functools import cached_property
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
-from hypothesis import strategies as st
 
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import SkipReason
-from ascendc_conformance.runner.session import CheckRecord, RunSession
-from ascendc_conformance.spec.model import Path, RuleKind, Status
+from ascendc_conformance.runner.plan import Plan, PlannedItem
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.spec.model import RuleKind, Status
 from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.boundaries import Boundary, pins
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
-from ascendc_conformance.strategies.legal import case_for, contexts, extended
-from ascendc_conformance.strategies.limits import Deviation, LimitProbe, above_maximum, moves_something, no_legal_call
+from ascendc_conformance.strategies.legal import contexts, extended
+from ascendc_conformance.strategies.limits import LimitProbe, above_maximum, moves_something, no_legal_call
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
-Item = Path | RouteForm | Fault | Boundary | LimitProbe
 SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
 
 
-@dataclass(frozen=True)
-class Plan:
-    """A test that sends cases: of which item, on which paths (each within the target's declared limits), and
-    what the reference must answer them."""
-
-    item: Item
-    contexts: tuple[PathContext, ...]
-    expectation: Expectation = Expectation.LEGAL
-    deviation: Deviation | None = None   # a limit probe's declared limit
-
-    @cached_property
-    def strategy(self) -> st.SearchStrategy[dict]:
-        """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
-        Hypothesis checks a strategy each time it is built)."""
-        if isinstance(self.item, (Fault, Boundary, LimitProbe)):
-            return replace(self.item, contexts=self.contexts).strategy()
-        return st.sampled_from(self.contexts).flatmap(case_for)
-
-    @property
-    def pinned(self) -> frozenset[str]:
-        """The parameters the item pins on purpose (a range fault's faulty value may lie past a declared limit)."""
-        return frozenset(dict(self.item.pinned)) if isinstance(self.item, Fault) else frozenset()
-
-
-def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
+def plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Plan:
     """The plan of the test of `item` (a smoke test's: of the route, fault or bound it stands for), or the test
     skipped for why it cannot send anything; worked out on the test's first case and kept in its record."""
     if record.plan is None:
@@ -66,7 +40,7 @@ def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
     return record.plan
 
 
-def _plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
+def _plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Plan:
     if isinstance(item, Smoke):
         item = item.item
     if isinstance(item, Fault):
@@ -101,7 +75,7 @@ def _supported(run: RunSession, record: CheckRecord, paths: tuple[PathContext, .
     return supported
 
 
-def _within_maxima(record: CheckRecord, ctxs: tuple[PathContext, ...], pinned: Callable[[PathContext], dict],
+def _within_maxima(record: CheckRecord, ctxs: tuple[PathContext, ...], pinned: Callable[[PathContext], dict[str, Any]],
                    limits: Limits) -> tuple[PathContext, ...]:
     """The contexts on which the values a test pins can be met within the maxima the target declares (but the
     faulty value a context relaxes: a range fault's); the test skipped as declared-limit if none. A declared
@@ -159,7 +133,7 @@ def _boundary(run: RunSession, record: CheckRecord, boundary: Boundary) -> Plan:
                                    f"{boundary.rule.field} = {boundary.legal_value} fits none of its "
                                    f"{len(boundary.unreachable)} paths: " + "; ".join(shown)
                                    + (f"; and {more} more (`ascendc-conformance spec paths` lists them)" if more else "")))
-    field, value = boundary.rule.field, boundary.legal_value
+    field, value = boundary.rule.param, boundary.legal_value
     within = tuple(c for c in boundary.contexts if above_maximum(c, run.limits, {field: value}) is None)
     if not within:
         pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{field} = {value} is beyond the maximum the "

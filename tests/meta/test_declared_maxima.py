@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance.format.answer import Hello
-from ascendc_conformance.format.case import EXTENSIONS
+from ascendc_conformance.format.case import EXTENSIONS, Case
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import gates
-from ascendc_conformance.runner.session import CheckRecord
+from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.boundaries import boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
@@ -106,8 +106,8 @@ def test_a_declared_maximum_of_zero_is_honoured_by_every_test(api: str, field: s
         @settings(max_examples=2, deadline=None, database=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         @given(plan.strategy)
-        def draws_within(case: dict) -> None:
-            value = case["params"].get(field)
+        def draws_within(case: Case) -> None:
+            value = case.params.get(field)
             assert on_purpose or value is None or value <= 0, (test_id, field, value)
         try:
             draws_within()   # Unsatisfiable (or any error of the suite) fails the test here

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies.api_contract import module_for
@@ -40,39 +40,28 @@ UNITS_POINTS = frozenset(point.id for point in SPEC.disputes.values() if point.e
 TALLY: Counter = Counter()
 
 
-class Boxed:
-    """A drawn case with a short repr (a falsifying example prints its gist, not megabytes of base64)."""
-
-    def __init__(self, case: dict):
-        self.case = case
-
-    def __repr__(self) -> str:
-        c = self.case
-        return f"<{c['api']} {c['product']} {c['src']} -> {c['dst']} {c['params']}>"
-
-
 def _draws(strategy, check) -> None:
     @settings(max_examples=DRAWN, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(strategy.map(Boxed))
-    def run(boxed):
-        check(Case.from_json(boxed.case))
+    @given(strategy)
+    def run(case: Case) -> None:
+        check(case)
     run()
 
 
 def _refusals(twin: Case, points: set[str]) -> list[str]:
     """The readings under which the reference does not answer the twin ok, but those refusing its path for a
     point not in question."""
-    expected, others = reference.expect_readings(twin.to_json())
+    expected, others = reference.expect_readings(twin, SPEC)
     found = []
     for reading, result in [(SPEC.seed_reading, expected), *others]:
-        if result["status"] == "ok":
+        if result.status is ResultStatus.OK:
             continue
-        hinges = set(reference.points_of(result.get("depends_on", ()), SPEC))
-        path_only = all(SPEC.rule(rule).kind.path_only for rule in result.get("rules", ()))
+        hinges = set(reference.points_of(result.depends_on, SPEC))
+        path_only = all(SPEC.rule(rule).kind.path_only for rule in result.rules)
         if path_only and hinges and not hinges & points:
             continue
-        found.append(f"{reading.label}: {result['status']} {result.get('rules')} {result.get('message', '')[:120]}")
+        found.append(f"{reading.label}: {result.status} {result.rules} {(result.message or '')[:120]}")
     return found
 
 

@@ -13,7 +13,7 @@ from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.validation import Validation, rule_kinds
 from ascendc_conformance.runner import gates
-from ascendc_conformance.runner.session import CheckRecord
+from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies.faults import faults
