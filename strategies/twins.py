@@ -83,7 +83,7 @@ class Twin:
     changes: tuple[str, ...]
 
     def describe(self) -> str:
-        return f"twin putting right {', '.join(self.put_right)}: {'; '.join(self.changes) or 'nothing else changed'}"
+        return f"putting right {', '.join(self.put_right)}: {'; '.join(self.changes) or 'nothing else changed'}"
 
 
 def twin_for_fault(spec: Spec, case: Case, rule: Rule, limits: Limits = Limits()) -> Twin | NoTwin:

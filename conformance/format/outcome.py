@@ -80,3 +80,21 @@ class SkipReason(Word):
     def verdict(self) -> Outcome:
         """The verdict of a test skipped for this reason."""
         return Outcome.NOT_SUPPORTED if self is SkipReason.NOT_SUPPORTED else Outcome.SKIPPED
+
+
+class Shown(Word):
+    """Whether a rejection of an illegal call (or of one past a declared limit) was shown to be for the rule it
+    breaks (docs/evidence.md): counted per test (results.jsonl `shown`) for the rule table, which counts a rule
+    as covered only on a shown rejection or a missed one."""
+
+    NAMED = "named"                                        # it named a rule the call breaks (the spec checks the claim)
+    TWIN = "twin"                                          # its twin (the rule put right) was accepted
+    NO_TWIN = "no twin"                                    # rejected, but the call has no twin the target was sent
+    MASKED_FALSE_REJECT = "masked by a false rejection"    # the twin was refused too
+    MASKED_WRONG_COPY = "masked by a wrong copy"           # the twin was accepted with the wrong bytes
+    MASKED_NO_RESULT = "masked by no result"               # the twin's answer was no result (a timeout, a crash, ...)
+
+    @property
+    def shown(self) -> bool:
+        """The rejection is evidence that the target checks the rule."""
+        return self in (Shown.NAMED, Shown.TWIN)
