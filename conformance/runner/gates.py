@@ -11,16 +11,20 @@ cases of, and what the reference must answer them.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any, Callable
 
 import pytest
+from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.runner.plan import Plan, PlannedItem
 from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.spec.model import RuleKind, Status
+from ascendc_conformance.strategies.accepted import fault_on
 from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.boundaries import Boundary, pins
 from ascendc_conformance.strategies.context import PathContext
@@ -122,7 +126,20 @@ def _fault(run: RunSession, record: CheckRecord, fault: Fault) -> Plan:
             pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"no call with {_maxima(run.limits, fault.contexts[0])} "
                                        f"(the target's declared maxima) touches memory: {fault.rule.id} cannot be broken"))
     _extended(run, record, fault.extensions)
-    return Plan(fault, supported, fault.expectation)
+    return Plan(fault, supported, fault.expectation, looking=_keep_looking(run, fault, supported))
+
+
+def _keep_looking(run: RunSession, fault: Fault, supported: tuple[PathContext, ...]) -> st.SearchStrategy[Case] | None:
+    """The fault built on legal cases the target accepted (strategies.accepted.fault_on), when it refused a legal
+    call of the fault's product and API before this test began (a legal test's case, or a twin): a systematic
+    false rejection would refuse the fault's fresh cases too and mask a missing check (docs/evidence.md). None
+    otherwise, or when no accepted case lies on the fault's paths."""
+    accepted = run.checker.accepted
+    pairs = {(c.product.id, c.api.name) for c in supported}
+    if not any(accepted.refused(*pair) for pair in pairs):
+        return None
+    return fault_on(run.spec, replace(fault, contexts=supported), [case for pair in sorted(pairs)
+                                                                   for case in accepted.of(*pair)])
 
 
 def _boundary(run: RunSession, record: CheckRecord, boundary: Boundary) -> Plan:

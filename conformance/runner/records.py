@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, plain
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
-from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.outcome import Outcome, Shown, SkipReason
 from ascendc_conformance.format.results import (Cause, Subject, TestKind, TestRecord, case_summary, freeze,
                                                  params_size)
 from ascendc_conformance.judge.verdict import Verdict
@@ -73,6 +73,7 @@ class CheckRecord(ShortRepr):
     skip: SkipReason | None = None
     skipped_reason: str | None = None
     other_rule: int = 0
+    shown: Counter[Shown] = field(default_factory=Counter)   # rejections of illegal calls: how each was shown
     calls: int = 0                    # cases handed to Checker.check
     plan: Plan | None = None          # what the test sends (runner.gates), worked out on its first case
     started: float = field(default_factory=time.monotonic)
@@ -136,7 +137,10 @@ class CheckRecord(ShortRepr):
         """Count a judged case of the test's budget (the shrinker's candidates are not counted)."""
         self.counts[verdict.outcome] += 1
         self.other_rule += verdict.other_rule
-        self.tags.update(case.tags)
+        if verdict.shown is not None:
+            self.shown[verdict.shown] += 1
+        if verdict.outcome is not Outcome.FALSE_REJECT and (verdict.shown is None or verdict.shown.shown):
+            self.tags.update(case.tags)   # a call refused without evidence exercised none of what it hits
         for point, name in verdict.points.items():
             self.disputed.setdefault(point, Counter())[name] += 1
             self.dispute_examples.setdefault(point, {}).setdefault(name, plain(case.params))
@@ -175,7 +179,7 @@ class CheckRecord(ShortRepr):
             replay=first.replay if first else None, replay_command=first.replay_command if first else None,
             duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
-            skipped_reason=self.skipped_reason, other_rule=self.other_rule,
+            skipped_reason=self.skipped_reason, other_rule=self.other_rule, shown=freeze(dict(self.shown)),
             case=freeze(first.summary) if first else None,
             causes=freeze([state.to_json() for state in ranked]),
             bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))

@@ -19,7 +19,6 @@ import pytest
 from tests.fixtures.buggy import adversaries
 
 ROOT = Path(__file__).resolve().parents[2]
-NEEDS_TWINS = pytest.mark.xfail(strict=True, reason="needs part 2: twins in the judge")
 
 
 def run(tmp_path: Path, adversary: type, product: str, apis: tuple[str, ...], *extra: str
@@ -75,7 +74,6 @@ def test_a_target_validating_some_kinds_is_sent_only_their_faults(tmp_path: Path
     assert rows["LoadData2D-repeatTimes-max"]["covered"]
 
 
-@NEEDS_TWINS
 def test_an_alignment_check_is_a_false_rejection_and_its_missing_capacity_check_shows(tmp_path: Path):
     """Its dstGap cases on atlas-training are false-reject, never disputed (the twin with dstGap 0 is refused too:
     the readings table counts no D24 must-be-zero), and its missing capacity check is a missed-reject."""
@@ -91,7 +89,6 @@ def test_an_alignment_check_is_a_false_rejection_and_its_missing_capacity_check_
     assert d24 is None or d24["counts"].get("must-be-zero", 0) == 0
 
 
-@NEEDS_TWINS
 def test_a_target_refusing_every_slice_call_passes_no_fault_test(tmp_path: Path):
     adversary = adversaries.RefusesEverySlice
     done, _, tests, report = run(tmp_path, adversary, "atlas-a2", ("DataCopySlice",))
@@ -102,7 +99,6 @@ def test_a_target_refusing_every_slice_call_passes_no_fault_test(tmp_path: Path)
     assert rows and not any(row["covered"] for row in rows)
 
 
-@NEEDS_TWINS
 def test_own_rule_ids_for_the_vendor_alignments_conform_under_that_reading(tmp_path: Path):
     """Naming its own ids (align-dst, check-range) it conforms under --reading vendor-only-alignments=vendor, and
     under the default reading its vendor alignments are reported apart (disputed), not failing."""
