@@ -21,6 +21,7 @@ from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import gates
 from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.twins import Accepted
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.boundaries import boundaries
 from ascendc_conformance.strategies.faults import Fault, faults
@@ -56,7 +57,8 @@ def _run(api: str, field: str | None):
                              "limits": {"checks_regions": True, "maxima": maxima}})
     target = SimpleNamespace(hello=hello, supports=hello.supports,
                              handles=lambda extensions: extensions <= set(hello.extensions))
-    return SimpleNamespace(spec=SPEC, limits=hello.limits, target=target)
+    return SimpleNamespace(spec=SPEC, limits=hello.limits, target=target,
+                           checker=SimpleNamespace(accepted=Accepted()))   # it refused no legal call: fresh draws
 
 
 def _items(run, api: str, product: str):
