@@ -59,6 +59,7 @@ REASON_TYPE_ENFORCED = "type-enforced: its faults' values lie outside the field'
 REASON_NOT_DECLARED = "not sent: a harness rule the target does not declare that it checks (limits.checks_regions)"
 REASON_DECLARED_LIMIT = "not sent: beyond a limit the target declares (its limit test checks the rejection)"
 REASON_NOT_VALIDATED = "not certified: the target does not declare that it validates rules of this kind (hello validates)"
+REASON_SUITE_ERROR = "not judged: the suite's own error (the run exits 3)"
 REASON_NOT_SHOWN = "not shown: "   # + the Shown word of the rejections that did not show the rule's check
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
            REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
@@ -408,6 +409,8 @@ def _reason(rule: Rule, tests: list[TestResult], results: RunResults, products: 
         return REASON_NOT_SELECTED
     if _unsupported(tests):
         return REASON_NOT_SUPPORTED
+    if any(t.skip is SkipReason.SUITE_ERROR for t in tests):
+        return REASON_SUITE_ERROR
     if any(t.skip is SkipReason.NOT_VALIDATING for t in tests):
         return REASON_NOT_VALIDATING
     if any(t.skip is SkipReason.NOT_VALIDATED for t in tests):
@@ -477,7 +480,7 @@ CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
 EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
                     "xdist worker that crashed",
-                 2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
+                 2: "interrupted", 3: "the suite could not finish: its own error, or pytest's internal error", 4: "usage error", 5: "no tests collected"}
 DOES_NOT_CONFORM = "does not conform"
 INCOMPLETE = "incomplete"
 
@@ -612,6 +615,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                            else "its legal cases were drawn within them, and it rejected the cases past them."))
     if extras:
         summary += " Also: " + "; ".join(extras) + "."
+    unchecked = not_certified_words(results)
+    if unchecked:
+        summary += f" {unchecked}"
     profile = results.profile
     if results.killed:
         is_certification = False
@@ -661,6 +667,17 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          checks_regions=results.limits.checks_regions,
                          type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests),
                          pack=results.pack["id"] if results.pack else None)
+
+
+def not_certified_words(results: RunResults) -> str:
+    """The statement's sentence on what it does not certify: the rule kinds and ids of the selection's faults the
+    target does not declare it validates (hello `validates`); empty when it declares every one."""
+    missed = results.not_certified
+    if not missed["rules"]:
+        return ""
+    kinds = f"rule kind(s) {', '.join(missed['kinds'])}: " if missed["kinds"] else ""
+    return (f"Not certified, as the target does not declare that it validates them (hello validates): {kinds}"
+            f"{len(missed['rules'])} rule(s), {', '.join(missed['rules'])}.")
 
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------

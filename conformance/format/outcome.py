@@ -75,6 +75,8 @@ class SkipReason(Word):
     NOT_DECLARED = "not-declared"        # a harness rule's check the target's hello does not declare
     DECLARED_LIMIT = "declared-limit"    # a bound beyond a maximum the target declares (its own test checks that)
     NOT_VALIDATED = "not-validated"      # a fault of a rule the target's hello does not declare it validates (its kind)
+    SUITE_ERROR = "suite-error"          # the suite could not draw or judge the test (Unsatisfiable, a suite bug):
+                                         # its own error (exit 3), never the target's verdict
 
     @property
     def verdict(self) -> Outcome:

@@ -23,7 +23,8 @@ import ascendc_conformance
 from ascendc_conformance.format import results
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.errors import ConformanceError
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.exits import ExitCode
+from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
@@ -234,11 +235,20 @@ class RunRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.progress is not None:
             self.progress.finish()
+        suite_errors = [record for record in self.records if record.get("skip") == SkipReason.SUITE_ERROR]
+        if suite_errors and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            # the suite's own error decides the exit: the run could not finish, whatever the target did
+            session.exitstatus = exitstatus = ExitCode.SUITE
         try:
             self.verdict = self.reporter.verdict_lines(self.run_record, self.records, int(exitstatus),
                                                        self.run.settings.report_dir, spec=self.run.spec)
         except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
             self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
+        if suite_errors:
+            first = suite_errors[0]
+            self.verdict.append(clip(f"{PREFIX} SUITE ERROR (exit {ExitCode.SUITE}): the suite could not finish "
+                                     f"{len(suite_errors)} test(s), its own error, not the target's: {first['test_id']}: "
+                                     f"{first.get('skipped_reason') or ''}", TARGET_TEXT_CHARS))
         for waiver in self.run.waivers:
             if waiver.to_json() not in self.matched_waivers:
                 self.config.issue_config_time_warning(pytest.PytestWarning(

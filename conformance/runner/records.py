@@ -68,7 +68,6 @@ class CheckRecord(ShortRepr):
     dispute_examples: dict[str, dict[str, Any]] = field(default_factory=dict)   # point -> reading -> params of its first case
     causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
-    error: Verdict | None = None      # the suite could not judge the test
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
@@ -100,9 +99,7 @@ class CheckRecord(ShortRepr):
 
     @property
     def failure(self) -> Verdict | None:
-        """The verdict of the worst cause (or the suite's error); None for a test that has not failed."""
-        if self.error is not None:
-            return self.error
+        """The verdict of the worst cause; None for a test that has not failed."""
         return self.ranked_causes[0].verdict if self.causes else None
 
     @property
@@ -115,9 +112,8 @@ class CheckRecord(ShortRepr):
 
     @property
     def verdict(self) -> Outcome:
-        """The worst outcome of its cases and causes (skipped if it judged none); error if the suite failed."""
-        if self.error is not None:
-            return Outcome.ERROR
+        """The worst outcome of its cases and causes (skipped if it judged none: its skip reason says why, the
+        suite's own error included)."""
         outcomes = [Outcome(outcome) for outcome in self.counts] + [c.verdict.outcome for c in self.causes.values()]
         if self.skip is not None and not outcomes:
             return self.skip.verdict
@@ -159,11 +155,13 @@ class CheckRecord(ShortRepr):
         return score
 
     def suite_error(self, message: str) -> None:
-        """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
-        started, a Hypothesis health check): recorded as an error, never as a pass. The message is cut to
+        """The test stopped on the suite's own error (Unsatisfiable, a Hypothesis health check, a suite bug), not
+        on the target's answer: never the target's verdict, and never a pass either. The cases it judged before
+        keep their verdicts; the run ends with the suite's error (exit 3, runner.recorder). The message is cut to
         TARGET_TEXT_CHARS: an exception's text may quote what a target sent."""
-        self.error = Verdict(outcome=Outcome.ERROR, expected=None,
-                             message=f"the suite could not judge this test: {clip(message, TARGET_TEXT_CHARS)}")
+        self.skip = SkipReason.SUITE_ERROR
+        self.skipped_reason = clip(f"{SkipReason.SUITE_ERROR}: the suite could not draw or judge this test: "
+                                   f"{clip(message, TARGET_TEXT_CHARS)}", SKIP_CHARS)
 
     def result(self) -> TestRecord:
         failure = self.failure
