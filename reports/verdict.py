@@ -51,6 +51,11 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     lines = [f"{PREFIX} VERDICT: {certification.outcome.upper()} — {len(failing)} failing test(s), "
              f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
              f"{results.profile} ({scope}); {where}"]
+    missed = results.not_certified
+    if missed["rules"]:
+        kinds = f"rule kind(s) {', '.join(missed['kinds'])}, " if missed["kinds"] else ""
+        lines.append(f"{PREFIX} not certified (the target does not declare that it validates them): {kinds}"
+                     f"{len(missed['rules'])} rule(s); the report lists them")
     if causes:
         label, (_, replay) = next(iter(causes.items()))
         lines.append(f"{PREFIX} first cause: {label}; its smallest case: "

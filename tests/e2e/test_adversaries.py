@@ -48,7 +48,7 @@ def test_a_target_declaring_maxima_of_zero_conforms_within_its_limits(tmp_path: 
     adversary = adversaries.ZeroMaximaLoadData
     done, run_record, tests, report = run(tmp_path, adversary, "atlas-training", ("LoadData2D",))
     assert done.returncode == 0, done.stdout[-3000:]
-    assert "the suite could not judge" not in done.stdout and "Unsatisfiable" not in done.stdout
+    assert "SUITE ERROR" not in done.stdout and "Unsatisfiable" not in done.stdout
     assert_earned(adversary, tests)
     assert {limit["label"] for limit in run_record["declared_limits"]} == {"LoadData2D startIndex <= 0",
                                                                           "LoadData2D dstGap <= 0"}
@@ -72,6 +72,28 @@ def test_a_target_validating_some_kinds_is_sent_only_their_faults(tmp_path: Path
     rows = {row["id"]: row for row in report["coverage"]["rules"]}
     assert not rows["LoadData2D-route"]["covered"] and "not certified" in rows["LoadData2D-route"]["reason"]
     assert rows["LoadData2D-repeatTimes-max"]["covered"]
+    statement = report["certification"]["summary"]   # the statement says what it does not certify, from the record
+    assert "Not certified" in statement and "rule kind(s) dtype, relation, route" in statement
+    assert all(rule in statement for rule in not_validated)
+    assert "not certified (the target does not declare that it validates them): rule kind(s) dtype, relation, route" \
+        in done.stdout
+
+
+def test_a_misspelt_rule_id_in_validates_is_a_usage_error(tmp_path: Path):
+    """A rule id the spec does not know would quietly leave its rule uncertified: the run refuses to start, on
+    one line naming the id and the rule it resembles (exit 2), and runs no test."""
+    adversary = adversaries.ValidatesMisspeltRule
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
+                           f"python:tests.fixtures.buggy.adversaries:{adversary.__name__}", "--product", "atlas-a2",
+                           "--api", "LoadData2D", "--profile", "quick", "--report", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith("ascendc-conformance: error: --target") or "--target" in lines[0], lines[0]
+    assert f"validates {adversary.MISSPELT}, which is no rule of the spec" in lines[0]
+    assert "(did you mean LoadData2D-transpose-route?)" in lines[0]
+    assert not (tmp_path / "results.jsonl").exists()
 
 
 def test_an_alignment_check_is_a_false_rejection_and_its_missing_capacity_check_shows(tmp_path: Path):
