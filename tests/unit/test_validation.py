@@ -14,6 +14,7 @@ from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.validation import Validation, rule_kinds
 from ascendc_conformance.runner import gates
 from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.twins import Accepted
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies.faults import faults
@@ -89,7 +90,7 @@ def schema_of_report() -> dict:
 
 def _skip(hello: Hello, fault) -> SkipReason | None:
     target = SimpleNamespace(hello=hello, supports=hello.supports, handles=lambda ext: ext <= set(hello.extensions))
-    run = SimpleNamespace(spec=SPEC, limits=hello.limits, target=target)
+    run = SimpleNamespace(spec=SPEC, limits=hello.limits, target=target, checker=SimpleNamespace(accepted=Accepted()))
     record = CheckRecord(f"test_illegal[{fault.id}]", TestKind.ILLEGAL, budget=1)
     try:
         gates.plan(run, record, fault)
