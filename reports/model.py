@@ -222,6 +222,13 @@ class RunResults:
         return tuple(self._get("declared_limits") or ())
 
     @property
+    def not_certified(self) -> Mapping[str, tuple[str, ...]]:
+        """The rule kinds and ids the selection's fault tests break that the target does not declare it
+        validates (the run record's `validation`, runner.recorder): what the certification does not certify."""
+        found = (self._get("validation") or {}).get("not_certified") or {}
+        return MappingProxyType({key: tuple(found.get(key) or ()) for key in ("kinds", "rules")})
+
+    @property
     def started(self) -> str | None:
         return min((s.started for s in self.shards if s.started), default=None)
 

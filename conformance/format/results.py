@@ -19,7 +19,7 @@ One JSON object per line, discriminated by "record":
    "disputed": {"<point>": {"<reading of the point followed: seed | an alternative | none>": n}},
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
-   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
+   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": <format.outcome.SkipReason>|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
                "replay_command": str|null, "case": {case_summary}, "cases": n, "known": bool}, ...],
@@ -254,6 +254,9 @@ class TestRecord:
     skipped_reason: str | None = None
     case: Mapping[str, Any] | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
+    shown: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # rejections of illegal calls (and of calls past a declared limit) per format.outcome.Shown: shown to be for
+    # the rule they break (named, twin), or not (masked by a false rejection, ...: docs/evidence.md)
     causes: tuple[Mapping[str, Any], ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
     bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
     # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
@@ -317,6 +320,7 @@ class TestRecord:
                    duration_s=float(record.get("duration_s") or 0.0),
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
                    other_rule=int(record.get("other_rule") or 0),
+                   shown=freeze({str(k): int(v) for k, v in (record.get("shown") or {}).items()}),
                    case=freeze(record.get("case")) if record.get("case") else None,
                    causes=freeze(list(record.get("causes") or ())),
                    bits=freeze({api: {name: tuple(sorted(found)) for name, found in fields.items()}

@@ -323,7 +323,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             # the target's failures (one, or Hypothesis's group of several causes): every cause with its
             # verdict, diff and replay command, in one failure; no traceback, no ExceptionGroup
             report.longrepr = inert(record.failure_text)
-        elif record is not None:    # not the target's failure: the suite could not judge
+        elif record is not None:    # not the target's failure: the suite could not draw or judge (exit 3)
             record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
     elif call.when == "call" and report.passed:

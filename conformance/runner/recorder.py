@@ -31,12 +31,12 @@ from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.exits import ExitCode
 from ascendc_conformance.format.text import terminal as inert
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
-from ascendc_conformance.spec.model import Reading, Spec
+from ascendc_conformance.spec.model import Reading, Spec, Status
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
@@ -104,7 +104,7 @@ class RunRecorder:
             "declared_limits": [deviation.to_json() for deviation in self.run.selection.deviations],
             "entry": self.run.entry.value, "allow_flaky": settings.allow_flaky,
             "baseline": self.run.baseline.to_json() if self.run.baseline is not None else None,
-            "strict_baseline": settings.strict_baseline}
+            "strict_baseline": settings.strict_baseline, "validation": self._validation()}
         self._append(self.run_record)
 
     def _append(self, record: dict[str, Any]) -> None:
@@ -139,6 +139,18 @@ class RunRecorder:
         error = excinfo.value
         if type(error) is KeyboardInterrupt or "keyboard-interrupt" in str(error):
             self.interrupted = True
+
+    def _validation(self) -> dict[str, Any]:
+        """What the target declares it validates (hello `validates`) and, of the rules the selection's fault tests
+        break (the harness rule aside: limits.checks_regions), the kinds and ids it does not: what the
+        certification does not certify."""
+        hello = self.run.target.hello
+        tested = {(fault.rule.id, fault.rule.kind.value) for fault in self.run.selection.faults
+                  if fault.rule.status is not Status.HARNESS and fault.rule.illegal_by_default}
+        declared = hello.validation.to_json() if hello.validates else False
+        return {"declared": declared,
+                "not_certified": hello.validation.not_certified(tested) if hello.validates else
+                {"kinds": sorted({kind for _, kind in tested}), "rules": sorted(rule for rule, _ in tested)}}
 
     def _warnings(self) -> list[str]:
         """What in the run's set-up does not do what its author may think."""
@@ -344,6 +356,12 @@ class RunRecorder:
         if self.others:
             self.verdict.append(f"{PREFIX} the verdict counts the {len(self.records)} conformance test(s) only; "
                                 f"the session's {len(self.others)} other test(s) are pytest's (its summary above)")
+        suite_errors = self._suite_errors
+        if suite_errors:
+            first = suite_errors[0]
+            self.verdict.append(clip(f"{PREFIX} SUITE ERROR (exit {ExitCode.SUITE}): the suite could not finish "
+                                     f"{len(suite_errors)} test(s), its own error, not the target's: "
+                                     f"{first['test_id']}: {first.get('skipped_reason') or ''}", TARGET_TEXT_CHARS))
         if self.fault is not None:
             self.verdict.append(f"{PREFIX} STOPPED: {self.fault}")
 
@@ -351,6 +369,11 @@ class RunRecorder:
         """A session that was never meant to run the tests (--collect-only) or ended in a usage error before it
         could (a -k expression pytest cannot parse): pytest's own output says it all, without a verdict."""
         return bool(self.config.option.collectonly) or pytest_status == pytest.ExitCode.USAGE_ERROR
+
+    @property
+    def _suite_errors(self) -> list[dict[str, Any]]:
+        """The records of the tests the suite itself could not draw or judge (skip reason suite-error)."""
+        return [record for record in self.records if record.get("skip") == SkipReason.SUITE_ERROR]
 
     def _exit_status(self, pytest_status: int) -> int:
         """The conformance run's own exit status: 3 for a run stopped by the machine, 130 for one interrupted by
@@ -363,6 +386,8 @@ class RunRecorder:
             return ExitCode.INTERRUPTED
         if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return pytest_status
+        if self._suite_errors:   # a test the suite could not draw or judge: the run could not finish
+            return ExitCode.SUITE
         baseline = self.run.baseline
         stale = (self.run.settings.strict_baseline and baseline is not None
                  and baseline.fixed(TestRecord.from_json(record) for record in self.records))

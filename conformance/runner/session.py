@@ -54,7 +54,8 @@ class RunSession:
             ("reading", lambda: self.reading), ("waivers", lambda: self.waivers),
             ("baseline", lambda: self.baseline), ("strict_baseline", self._check_strict_baseline),
             ("target_processes", self._check_processes), ("target", lambda: self.target),
-            ("target", self._check_something_runs), ("report", self._check_report_dir)]
+            ("target", self._check_something_runs), ("target", self._check_validation),
+            ("report", self._check_report_dir)]
         if controller:
             checks.append(("report", self._lock_report_dir))
         for name, check in checks:
@@ -188,6 +189,17 @@ class RunSession:
         raise ConformanceError(clip(f"the target's hello leaves nothing of the selection ({chosen}) to run: "
                                     + "".join(f"{hint}; " for hint in hints) + f"it declares {json.dumps(declared)}",
                                     TARGET_TEXT_CHARS))
+
+    def _check_validation(self) -> None:
+        """A rule id the hello's `validates` names that the spec does not know is a usage error: a misspelt id
+        would quietly leave its rule uncertified (an unknown kind is refused as the hello is read)."""
+        unknown = self.target.hello.validation.unknown_rules(self.spec.rules)
+        if unknown:
+            raise ConformanceError(clip(
+                f"the target's hello declares that it validates {', '.join(unknown)}, which "
+                f"{'is no rule' if len(unknown) == 1 else 'are no rules'} of the spec"
+                f"{did_you_mean(unknown[0], self.spec.rules)}; name rule ids of `ascendc-conformance spec rules`",
+                TARGET_TEXT_CHARS))
 
     def _check_report_dir(self) -> None:
         if self.settings.report_dir is not None:
