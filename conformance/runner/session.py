@@ -113,7 +113,13 @@ class RunSession:
     @cached_property
     def selection(self) -> Selection:
         """What the run tests (the target started: its limit tests follow the limits it declares)."""
-        return Selection(self.spec, self.products, self.apis, self.pack, self.limits, self.profile)
+        return self._products_and_apis.refined(pack=self.pack, limits=self.limits, profile=self.profile)
+
+    @cached_property
+    def _products_and_apis(self) -> Selection:
+        """The tests of the selected products and APIs, whatever the pack and the limits: worked out once, for
+        the pack's check and the run's selection."""
+        return Selection(self.spec, self.products, self.apis)
 
     @cached_property
     def checker(self) -> Checker:
@@ -136,8 +142,7 @@ class RunSession:
             raise ConformanceError(f"{pack.directory} was built from spec {pack.spec_digest} (ascendc-conformance "
                                    f"{pack.manifest['suite_version']}); this suite's spec is {self.spec.digest}: run "
                                    "the pack with the release that built it, or build a pack with this one")
-        packed = Selection(self.spec, selected_products(self.spec, pack.products), selected_apis(self.spec, pack.apis))
-        known = {test_id for test_id, _, _ in packed.items(*PACKED_KINDS)}
+        known = {test_id for test_id, _, _ in self._products_and_apis.items(*PACKED_KINDS)}
         unknown = [test_id for test_id in pack.tests if test_id not in known]
         if unknown:
             raise ConformanceError(f"{pack.directory}: {len(unknown)} test(s) of the pack are not tests of this "
