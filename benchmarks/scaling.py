@@ -6,6 +6,7 @@ for each profile and number of workers, wall seconds and speedup, and T(w) = fix
     python3 benchmarks/scaling.py --out DIR                # also DIR/scaling.json and DIR/scaling.md, rewritten
                                                            # after every run (a cut-off sweep keeps what it ran)
     python3 benchmarks/scaling.py --pack-build             # also `pack build --profile ci --workers W`
+    python3 benchmarks/scaling.py --profiles --pack-build --workers 1 2 8 16   # only the pack builds
 
 Needs only python3 and the installed package (no network, nothing else of the repository but
 benchmarks/timeline.py beside this file, which also splits every run into its phases: start-up, each worker's
@@ -86,7 +87,8 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profiles", nargs="+", default=["ci", "full"], choices=["quick", "ci", "full"])
+    parser.add_argument("--profiles", nargs="*", default=["ci", "full"], choices=["quick", "ci", "full"],
+                        help="profiles to run (default ci full; none, with --pack-build: only the pack builds)")
     parser.add_argument("--workers", nargs="+", type=int, metavar="W",
                         help="worker counts of every profile (default: ci 1 2 4 8 16, full 4 8 16)")
     parser.add_argument("--seed", type=int, default=1)
