@@ -62,12 +62,16 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return profiles
 
 
+def workers_label(count: int) -> str:
+    return f"{count} worker{'s' if count > 1 else ''}"
+
+
 def markdown(result: dict[str, Any]) -> str:
     lines = [f"Measured on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}, "
              f"`run --target reference --seed {result['seed']}`, wall time:", ""]
     for profile, figures in result["profiles"].items():
         counts = sorted(figures["seconds"])
-        lines += [f"| `{profile}` | " + " | ".join(f"{w} worker{'s' if w > 1 else ''}" for w in counts) + " |",
+        lines += [f"| `{profile}` | " + " | ".join(map(workers_label, counts)) + " |",
                   "|---|" + "---|" * len(counts),
                   "| seconds | " + " | ".join(f"{figures['seconds'][w]:.1f}" for w in counts) + " |"]
         if figures["speedup"]:
@@ -78,7 +82,7 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append("")
     if result["pack_builds"]:
         builds = result["pack_builds"]
-        lines += ["| `pack build --profile ci` | " + " | ".join(f"{b['workers']} workers" for b in builds) + " |",
+        lines += ["| `pack build --profile ci` | " + " | ".join(workers_label(b["workers"]) for b in builds) + " |",
                   "|---|" + "---|" * len(builds),
                   "| seconds | " + " | ".join(f"{b['seconds']:.1f}" for b in builds) + " |",
                   f"| same pack id | {'yes' if len({b['pack_id'] for b in builds}) == 1 else 'NO'} |", ""]

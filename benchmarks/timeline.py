@@ -163,6 +163,7 @@ def split(timelines: list[dict[str, Any]], launched: float, ended: float) -> dic
                         "collect_cpu": cpu(w, "collection_started", "collection_finished")} for w in workers],
         "until_first_test": round(first - launched, 2),
         "tests": {"span": round(last - first, 2), "sum": round(sum(w["test_seconds"] for w in workers), 2),
+                  "cpu": round(sum(cpu(w, "first_test", "last_test") for w in tested), 2),
                   "count": sum(w["tests"] for w in workers)},
         "reports": round(ended - controller["session_finishing"]["wall"], 2),
         "after_last_test": round(ended - last, 2)}
