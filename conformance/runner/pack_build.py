@@ -103,15 +103,11 @@ _worker: tuple[BuildSettings, RunSession, list[tuple[str, TestKind, Item]]] | No
 """In a worker process of a parallel build: its settings, its session and the selection's tests."""
 
 
-def _start_worker(settings: BuildSettings, spec_digest: str) -> None:
-    """A worker process of a parallel build: the packaged spec (the build's own: a Spec is not sent between
-    processes) and the same selection as the building process."""
+def _start_worker(settings: BuildSettings) -> None:
+    """A worker process of a parallel build: the packaged spec (the build's own, checked by `build`: a Spec is not
+    sent between processes) and the same selection as the building process."""
     global _worker
-    spec = load_spec()
-    if spec.digest != spec_digest:
-        raise ConformanceError(f"pack build --workers: the worker processes load the packaged spec {spec.digest}, "
-                               f"not the build's {spec_digest}; build with one worker")
-    session = _session(settings, spec)
+    session = _session(settings, load_spec())
     _worker = (settings, session, list(session.selection.tests(*PACKED_KINDS)))
 
 
@@ -122,9 +118,9 @@ def _drawn_in_worker(index: int) -> list[dict[str, Any]]:
     return [case.to_json() for case in _test_cases(session, *tests[index], settings.seed)]
 
 
-def _drawn_in_processes(settings: BuildSettings, spec: Spec, count: int, workers: int) -> Iterator[list[PackedCase]]:
+def _drawn_in_processes(settings: BuildSettings, count: int, workers: int) -> Iterator[list[PackedCase]]:
     """The cases of the selection's `count` tests, in order, drawn by `workers` processes."""
-    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings, spec.digest)) as pool:
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
         # small chunks: tests differ a lot in cost, and a worker that finishes early takes the next one
         for cases in pool.map(_drawn_in_worker, range(count), chunksize=max(1, min(8, count // (workers * 16)))):
             yield [PackedCase.from_json(case) for case in cases]
@@ -140,13 +136,16 @@ def build(settings: BuildSettings, spec: Spec, out: Path,
             getattr(session, f"{name}s")
         except ConformanceError as error:
             raise OptionError(options.named(name), str(error)) from None
+    if workers > 1 and spec.digest != load_spec().digest:   # the workers load the packaged spec
+        raise OptionError(options.named("workers"), f"{workers}: the worker processes draw from the packaged spec "
+                                                    f"{load_spec().digest}, not this build's {spec.digest}; use 1")
     products, apis = session.products, session.apis
     check_new_directory(out)
     tests = list(session.selection.tests(*PACKED_KINDS))
     width = len(str(len(tests)))
 
     cases_of: Iterable[list[PackedCase]] = (
-        _drawn_in_processes(settings, spec, len(tests), workers) if workers > 1 and len(tests) > 1
+        _drawn_in_processes(settings, len(tests), workers) if workers > 1 and len(tests) > 1
         else (_test_cases(session, test_id, kind, item, settings.seed) for test_id, kind, item in tests))
 
     def drawn() -> Iterator[tuple[PackTest, list[PackedCase]]]:

@@ -1,9 +1,16 @@
 """`pack build --workers N` builds the same pack, byte for byte, as one process: the same pack id and files."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from ascendc_conformance.runner.options import OptionError
+from ascendc_conformance.runner import pack_build
+from ascendc_conformance.spec.loader import load_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALLEST = ["--product", "atlas-a2", "--api", "DataCopySlice"]   # the fewest tests of a product and API (57)
@@ -36,3 +43,13 @@ def test_a_number_of_workers_out_of_range_is_refused_on_one_line(tmp_path: Path)
     assert done.returncode == 2
     assert "--workers" in done.stderr and "from 1 to 64" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "pack").exists()
+
+
+def test_workers_are_refused_for_a_spec_that_is_not_the_packaged_one(tmp_path: Path) -> None:
+    """The worker processes load the packaged spec: a build from another spec would draw from the wrong one."""
+    other = dataclasses.replace(load_spec(), digest="0" * 16)
+    settings = pack_build.BuildSettings(profile="quick", seed=5, products=("atlas-a2",), apis=("DataCopySlice",))
+    with pytest.raises(OptionError) as refused:
+        pack_build.build(settings, other, tmp_path / "pack", workers=2)
+    assert refused.value.option.name == "workers" and "packaged spec" in refused.value.message
+    assert not (tmp_path / "pack").exists()
