@@ -104,15 +104,17 @@ def _session(config: pytest.Config, spec: Spec) -> RunSession:
     return session
 
 
-def activate(config: pytest.Config, reporter: Reporter, spec: Spec) -> None:
+def activate(config: pytest.Config, reporter: Reporter | None, spec: Spec) -> None:
     """Start the run of `--ascendc-target` under `spec` and register this module's hooks for it.
 
     `reporter` writes the reports from results.jsonl and the verdict line at the end of the run; the reports
-    layer sits above the runner, so the entry point passes it in.
+    layer sits above the runner, so the entry point passes it in (None in an xdist worker, whose controlling
+    process writes them).
     """
     session = _session(config, spec)
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
+        assert reporter is not None, "the controlling process writes the reports"
         config.pluginmanager.register(RunRecorder(config, session, reporter), "ascendc-recorder")
     _load_run_profile(session)
     # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target

@@ -126,7 +126,13 @@ class RunSession:
     @cached_property
     def selection(self) -> Selection:
         """What the run tests (the target started: its limit tests follow the limits it declares)."""
-        return Selection(self.spec, self.products, self.apis, self.pack, self.limits, self.profile)
+        return self._products_and_apis.refined(pack=self.pack, limits=self.limits, profile=self.profile)
+
+    @cached_property
+    def _products_and_apis(self) -> Selection:
+        """The tests of the selected products and APIs, whatever the pack and the limits: worked out once, for
+        the pack's check and the run's selection."""
+        return Selection(self.spec, self.products, self.apis)
 
     @cached_property
     def checker(self) -> Checker:

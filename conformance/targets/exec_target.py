@@ -25,7 +25,6 @@ crashed), saying so.
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import signal
@@ -36,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any, Collection, Generator, Iterable, Sequence
 
-from ascendc_conformance.format import bounded
+from ascendc_conformance.format import bounded, wire
 from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
@@ -180,7 +179,7 @@ class _Process:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue one JSON line for the program's stdin (never blocks)."""
-        self._outbox.put(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self._outbox.put(wire.json_line(message))
 
     def exit_status(self) -> str:
         """Wait briefly for the program to exit, then describe how it ended."""

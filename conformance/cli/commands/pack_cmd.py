@@ -54,6 +54,9 @@ def register(subparsers: Any) -> None:
         option = options.named(name)
         build_parser.add_argument(option.cli_flag, dest=name, **option.argparse_kwargs())
     build_parser.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) directory for the pack")
+    build_parser.add_argument("--workers", type=options.named("workers").parse, default=1, metavar="N",
+                              help=f"processes drawing the tests, 1 to {options.MAX_WORKERS} (default 1); the same "
+                                   "pack, byte for byte, whatever N")
     build_parser.set_defaults(func=cmd_build)
 
     verify_parser = add_verb_parser(
@@ -91,7 +94,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         check_new_directory(Path(args.out))
     except PackError as error:
         raise PackError(f"--out: {error}") from None
-    pack = build(settings, load_spec(), Path(args.out), progress)
+    pack = build(settings, load_spec(), Path(args.out), progress, workers=args.workers)
     _describe(pack)
     return 0
 
