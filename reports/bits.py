@@ -14,6 +14,7 @@ from typing import Iterable, Mapping
 
 from ascendc_conformance.reports.model import RunResults
 from ascendc_conformance.strategies.bits import selection_bits
+from ascendc_conformance.strategies.ways import through_large
 
 BITS_INTRO = ("Per field, the bits the run's legal cases witnessed (the bit set, and clearing it gives another legal "
               "call that moves other bytes) of the bits some legal call of the selected products can witness; a field "
@@ -30,6 +31,7 @@ class BitRow:
     effective: tuple[int, ...]         # bits the run's legal cases witnessed
     needs_extension: Mapping[int, str]   # reachable bit -> the case-format extension its calls need
     unreachable: Mapping[int, str]       # bit -> why no legal call of the selection witnesses it
+    large_region: tuple[int, ...] = ()   # reachable bits whose calls need no extension but a large GM region
 
     @property
     def missing(self) -> tuple[int, ...]:
@@ -43,6 +45,7 @@ class BitRow:
         return {"api": self.api, "field": self.field, "documented": self.documented,
                 "reachable": list(self.reachable), "effective": list(self.effective), "missing": list(self.missing),
                 "summary": self.summary, "needs_extension": {str(bit): ext for bit, ext in self.needs_extension.items()},
+                "large_region": list(self.large_region),
                 "unreachable": [{"bits": bits, "reason": reason} for bits, reason in reach_groups(self.unreachable)]}
 
 
@@ -57,8 +60,10 @@ def bit_rows(results: RunResults, spec, products: Iterable[str], apis: Iterable[
     for entry in selection_bits(spec, products, apis):
         rows.append(BitRow(api=entry.api, field=entry.field, documented=len(entry.documented),
                            reachable=tuple(entry.reachable), effective=tuple(sorted(witnessed.get((entry.api, entry.field), ()))),
-                           needs_extension=MappingProxyType({bit: ext for bit, ext in entry.reachable.items() if ext}),
-                           unreachable=entry.unreachable))
+                           needs_extension=MappingProxyType({bit: entry.needs(bit) for bit in entry.reachable
+                                                             if entry.needs(bit)}),
+                           unreachable=entry.unreachable,
+                           large_region=tuple(bit for bit, ways in entry.reachable.items() if through_large(ways))))
     return tuple(rows)
 
 
@@ -105,5 +110,7 @@ def row_cells(row: dict) -> list[str]:
     extensions = sorted({needs[bit] for bit in row["missing"] if bit in needs})
     if extensions:
         missing += f" (calls need {', '.join(extensions)})"
+    if set(row["missing"]) & set(row.get("large_region", ())):
+        missing += " (calls need a large GM region)"
     unreachable = "; ".join(f"{bit_ranges(group['bits'])}: {group['reason']}" for group in row["unreachable"]) or "–"
     return [row["api"], row["field"], str(row["documented"]), row["summary"], missing, unreachable]

@@ -17,6 +17,7 @@ from typing import Any
 
 import ascendc_conformance
 from ascendc_conformance.reports.bits import bits_summary
+from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
@@ -183,6 +184,8 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
             "disputed": [row.to_json() for row in coverage.disputes],
             "bits_summary": bits_summary(coverage.bits),
             "bits": [row.to_json() for row in coverage.bits],
+            "crossings_summary": crossings_summary(coverage.crossings),
+            "crossings": [row.to_json() for row in coverage.crossings],
         },
         "failures": failures,
         "failure_groups": failure_groups(failures),

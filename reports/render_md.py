@@ -7,6 +7,7 @@ from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.crossings import CROSSINGS_COLUMNS, CROSSINGS_INTRO, crossing_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 
@@ -130,6 +131,13 @@ def render_md(doc: dict) -> str:
         out += [f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
                 f"{bits['fields']} fields complete.", ""]
     out += [_table([row_cells(row) for row in coverage.get("bits", ())], list(BITS_COLUMNS)), ""]
+
+    out += ["## Derived offsets: crossings", "", CROSSINGS_INTRO, ""]
+    if coverage.get("crossings_summary"):
+        crossings = coverage["crossings_summary"]
+        out += [f"{crossings['crossed']} of {crossings['reachable']} reachable crossings made "
+                f"({crossings['crossings']} in all).", ""]
+    out += [_table([crossing_cells(row) for row in coverage.get("crossings", ())], list(CROSSINGS_COLUMNS)), ""]
 
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
     out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]

@@ -4,7 +4,8 @@ The run's terminal used to end with pytest's own tally ("16 failed, 56 passed, 2
 not-supported tests with skips and says nothing of conformance. The recorder asks for these lines when the
 run ends (with or without a report directory): the outcome as the certification states it, the failing tests
 and their distinct causes, what passed, was not supported or was skipped, the reading and profile, where the
-report is, and the replay command of the first cause.
+report is, and the replay command of the first cause; before them, how far its legal cases reached (field bits
+witnessed, crossings of derived offsets made) and what reachable it left untested, and why (reports.untested).
 """
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from typing import Mapping, Sequence
 
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, params_size
-from ascendc_conformance.reports.coverage import build_coverage, certify
+from ascendc_conformance.reports.bits import bits_summary
+from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
+from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.model import TestResult, results_of
+from ascendc_conformance.reports.untested import summary as untested_summary
 from ascendc_conformance.runner.progress import PREFIX
 
 
@@ -29,7 +33,8 @@ def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, repo
     end = {"record": "end", "exit_status": exit_status,
            "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
-    certification = certify(results, build_coverage(results))
+    coverage = build_coverage(results)
+    certification = certify(results, coverage)
     failing = [test for test in results.tests if test.is_failure]
     causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
     for test in failing:
@@ -44,11 +49,30 @@ def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, repo
     others = "; ".join(f"{n} {words}" for words, n in tally.items() if n)
     scope = "a certification run" if certification.is_certification else "not a certification run"
     where = f"report {report_dir}" if report_dir is not None else "no report (--report DIR keeps one)"
-    lines = [f"{PREFIX} VERDICT: {certification.outcome.upper()} — {len(failing)} failing test(s), "
-             f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
-             f"{results.profile} ({scope}); {where}"]
+    lines = [_reach_line(coverage)]
+    if certification.untested:
+        shown = certification.untested[:UNTESTED_SHOWN]
+        more = len(certification.untested) - len(shown)
+        lines.append(f"{PREFIX} untested: " + "; ".join(entry.text for entry in shown)
+                     + (f"; and {more} more (the report's statement lists them)" if more else ""))
+    untested = f" ({untested_summary(certification.untested)})" if certification.untested else ""
+    lines.append(f"{PREFIX} VERDICT: {certification.outcome.upper()}{untested} — {len(failing)} failing test(s), "
+                 f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
+                 f"{results.profile} ({scope}); {where}")
     if causes:
         label, (_, replay) = next(iter(causes.items()))
         lines.append(f"{PREFIX} first cause: {label}; its smallest case: "
                      + (replay or "no replay file (--report DIR saves one per cause)"))
     return lines
+
+
+UNTESTED_SHOWN = 8   # untested fields and quantities the terminal names (the report's statement names them all)
+
+
+def _reach_line(coverage: Coverage) -> str:
+    """How far the run's legal cases reached: field bits witnessed and crossings of derived offsets made."""
+    bits, crossings = bits_summary(coverage.bits), crossings_summary(coverage.crossings)
+    unreachable = sorted({f"{row.api} {row.quantity}" for row in coverage.crossings if not row.reachable})
+    return (f"{PREFIX} reach: {bits['effective']} of {bits['reachable']} reachable field bits witnessed; "
+            f"{crossings['crossed']} of {crossings['reachable']} reachable crossings of derived offsets made"
+            + (f" (unreachable: {', '.join(unreachable)})" if unreachable else ""))

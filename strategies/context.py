@@ -16,6 +16,13 @@ from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, Rule
 
 
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
+# One GM region of a "large" context spans up to this many bytes (no case-format extension needed): a target that
+# announces neither sparse-memory nor detached-tensor gets the top bits of gaps, strides and start indices this
+# way, in a bounded number of cases (docs/bits-and-offsets.md). 32 MiB holds the 2^24-byte reach of slices and
+# 31 MiB of LoadData2D fractals, and its base64 (43 MB) stays below the exec protocol's 64-MiB answer line.
+LARGE_REGION_BYTES = 32 * 1024 * 1024
+SPARSE_REGIONS = 16      # GM regions one sparse case may have (case extension sparse-memory)
+CROWDED_REGIONS = 4097   # ... and one whose derived offsets cross 2^32 B (4095 bursts, one region each, a start)
 _NARROWED_RANGES: dict[tuple[str, str, str, str], tuple[int, int]] = {}   # see PathContext.field_range
 
 
@@ -41,6 +48,8 @@ class PathContext(ShortRepr):
     limits: Limits = Limits()               # what the target declares: legal draws stay within it
     sparse: bool = False                    # GM may have several regions (case extension sparse-memory)
     strict: bool = False                    # a pseudo-path: operands aligned as strictly as any API asks (faults)
+    large: bool = False                     # one GM region may span LARGE_REGION_BYTES (no extension needed)
+    regions: int = SPARSE_REGIONS           # GM regions a sparse case may have
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -98,6 +107,16 @@ class PathContext(ShortRepr):
     def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
         return dataclasses.replace(self, sparse=True)
 
+    def crowding(self) -> "PathContext":
+        """The same path whose GM accesses may lie in up to CROWDED_REGIONS regions (sparse-memory): the thousands
+        of bursts or fractals megabytes apart whose derived offsets cross 2^31 or 2^32 bytes."""
+        return dataclasses.replace(self, sparse=True, regions=CROWDED_REGIONS)
+
+    def enlarging(self) -> "PathContext":
+        """The same path whose one GM region may span LARGE_REGION_BYTES: accesses megabytes apart, or far past
+        the tensor start, for a target that announces no case-format extension (each such case costs its span)."""
+        return dataclasses.replace(self, large=True)
+
     @property
     def documented(self) -> bool:
         """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault)."""
@@ -146,11 +165,13 @@ class PathContext(ShortRepr):
         return capacity.bytes if capacity else self.spec.gm_bytes
 
     def span_limit(self, memory: str) -> int:
-        """The bytes one region of a generated case may span: the capacity, or the GM window."""
+        """The bytes one region of a generated case may span: the capacity, or the GM window (a large one)."""
         if self.unbounded:
             return UNBOUNDED[1]
         capacity = self.product.capacities.get(memory)
-        return capacity.bytes if capacity else self.spec.gm_window_bytes
+        if capacity:
+            return capacity.bytes
+        return LARGE_REGION_BYTES if self.large else self.spec.gm_window_bytes
 
     def rules(self) -> tuple[Rule, ...]:
         return self.spec.rules_for(self.api.name, self.product.id)

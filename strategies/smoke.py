@@ -80,8 +80,8 @@ def smoke_tests(spec: Spec, paths: Sequence[Path], faults: Iterable[Fault], boun
     for fault in faults:
         one_per_rule.setdefault(fault.id.rsplit(":", 1)[0], fault)
     one_per_bound: dict[tuple[str, str], Boundary] = {}   # a bound's first reachable group of routes
-    for boundary in boundaries:
-        if boundary.contexts and not isinstance(boundary, Reach):
+    for boundary in boundaries:   # not the reach tests, nor the pinned tests (strategies.pinned) given beside them
+        if isinstance(boundary, Boundary) and boundary.contexts and not isinstance(boundary, Reach):
             one_per_bound.setdefault((boundary.rule.id, boundary.side), boundary)
     return [Smoke(item) for item in (*route_forms(spec, paths), *one_per_rule.values(), *one_per_bound.values())]
 

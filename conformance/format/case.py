@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,13 +25,30 @@ CASE_FORMAT = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 
-@lru_cache(maxsize=16)
+DECODED_TEXTS = 16                  # region texts decode_base64 remembers ...
+DECODED_CHARS = 192 * 1024 * 1024   # ... and at most this many characters of them and their bytes together
+_decoded: OrderedDict[str, bytes] = OrderedDict()
+_held = [0]   # the characters and bytes _decoded holds
+
+
 def decode_base64(text: str) -> bytes:
     """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding).
 
     Remembers the last few texts: one region's text is read by the reference, by an in-process target, by
-    the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost."""
-    return base64.b64decode(text, validate=True)
+    the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost. Their
+    size is bounded too (DECODED_CHARS): a large GM region (32 MiB) is kept while its case is judged, never a
+    run's worth of them."""
+    known = _decoded.get(text)
+    if known is not None:
+        _decoded.move_to_end(text)
+        return known
+    raw = base64.b64decode(text, validate=True)
+    _decoded[text] = raw
+    _held[0] += len(text) + len(raw)
+    while len(_decoded) > 1 and (len(_decoded) > DECODED_TEXTS or _held[0] > DECODED_CHARS):
+        kept, data = _decoded.popitem(last=False)
+        _held[0] -= len(kept) + len(data)
+    return raw
 
 
 @lru_cache(maxsize=None)

@@ -15,6 +15,10 @@ PROFILES = {"quick": 3, "ci": 10, "full": 100}
 
 DEFAULT_PROFILE = "ci"
 
+HEAVY_CASES = {"quick": 1, "ci": 2, "full": 10}
+"""Cases per profile of a test whose every case is heavy (strategies.pinned: a GM region of tens of MiB, or
+thousands of GM regions), instead of PROFILES: each such case costs 0.1 to 0.7 s (docs/bits-and-offsets.md)."""
+
 SMOKE_CASES = 2
 """Cases of one smoke test (never shrunk): the simplest one, and one drawn like every other case."""
 

@@ -1,4 +1,5 @@
-"""The bits a run's legal cases witness (reference.bits), noted per test for results.jsonl's `bits`.
+"""The bits a run's legal cases witness (reference.bits) and the overflow widths their derived offsets cross
+(reference.crossings), noted per test for results.jsonl's `bits` and `crossings`.
 
 A run needs one witness per (API, field, bit): each process remembers the bits it has seen witnessed and asks
 the reference only about the others, so the cost falls to nothing once the easy bits are in. A test's record
@@ -11,9 +12,10 @@ from typing import Any, Mapping
 
 from ascendc_conformance.format.case import Case, Operand, ResultStatus
 from ascendc_conformance.reference import bits
+from ascendc_conformance.reference.crossings import crossings
 from ascendc_conformance.spec.model import Reading, Spec
 
-Witnessed = dict[str, dict[str, set[int]]]   # API -> field -> bits
+Witnessed = dict[str, dict[str, set[int]]]   # API -> field -> bits (or derived quantity -> widths)
 
 
 class BitWitnesses:
@@ -22,6 +24,7 @@ class BitWitnesses:
     def __init__(self, spec: Spec, reading: Reading):
         self.spec, self.reading = spec, reading
         self.seen: Witnessed = {}
+        self.crossed: Witnessed = {}   # API -> derived quantity -> widths crossed
 
     def note(self, into: Witnessed, case: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
         """Add to `into` (a test's bits) the bits the case witnesses that no case of this process has yet;
@@ -39,9 +42,25 @@ class BitWitnesses:
                 wanted[tracked.name] = open_bits
         if not wanted:
             return
-        call = Case(api=api, product=case["product"], src=Operand(**case["src"]), dst=Operand(**case["dst"]),
-                    params=MappingProxyType(dict(case["params"])), memory=MappingProxyType({}),
-                    extensions=tuple(case.get("extensions", ())))
-        for name, found in bits.witnesses(call, self.spec, self.reading, wanted).items():
+        for name, found in bits.witnesses(_without_memory(case), self.spec, self.reading, wanted).items():
             seen.setdefault(name, set()).update(found)
             into.setdefault(api, {}).setdefault(name, set()).update(found)
+
+    def note_crossings(self, into: Witnessed, case: Mapping[str, Any], expected: Mapping[str, Any]) -> None:
+        """Add to `into` (a test's crossings) the widths the case's derived quantities cross (reference.crossings)
+        that no case of this process has crossed yet; only a case the reference answers ok counts."""
+        if expected.get("status") != ResultStatus.OK or not self.spec.apis[case["api"]].derived:
+            return
+        seen = self.crossed.setdefault(case["api"], {})
+        for name, widths in crossings(_without_memory(case), self.spec, self.reading).items():
+            fresh = set(widths) - seen.get(name, set())
+            if fresh:
+                seen.setdefault(name, set()).update(fresh)
+                into.setdefault(case["api"], {}).setdefault(name, set()).update(fresh)
+
+
+def _without_memory(case: Mapping[str, Any]) -> Case:
+    """The call of a case dict, without its memory images (what bits and crossings are decided on)."""
+    return Case(api=case["api"], product=case["product"], src=Operand(**case["src"]), dst=Operand(**case["dst"]),
+                params=MappingProxyType(dict(case["params"])), memory=MappingProxyType({}),
+                extensions=tuple(case.get("extensions", ())))

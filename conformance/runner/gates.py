@@ -5,7 +5,7 @@ run) and for one that takes them from a pack.
 sent any of its cases — it does not validate and the test is about a rule to reject, it does not declare the
 check of a harness rule, it is typed and the fault lies outside a C type, the bound is unreachable or beyond a
 declared maximum, the target's hello supports none of the test's paths, or it lacks a case-format extension
-the cases need — and otherwise says which paths (contexts, within the target's declared limits) it sends
+the cases need (a pinned test: every extension some path needs) — and otherwise says which paths (contexts, within the target's declared limits) it sends
 cases of, and what the reference must answer them.
 """
 from __future__ import annotations
@@ -19,14 +19,16 @@ from hypothesis import strategies as st
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.runner.session import CheckRecord, RunSession
 from ascendc_conformance.spec.model import Path, Status
+from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.legal import case_for, contexts, extended
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
-Item = Path | RouteForm | Fault | Boundary | LimitProbe
+Item = Path | RouteForm | Fault | Boundary | LimitProbe | PinnedTest
 SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
 
 
@@ -44,7 +46,7 @@ class Plan:
     def strategy(self) -> st.SearchStrategy[dict]:
         """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
         Hypothesis checks a strategy each time it is built)."""
-        if isinstance(self.item, (Fault, Boundary, LimitProbe)):
+        if isinstance(self.item, (Fault, Boundary, LimitProbe, PinnedTest)):
             return replace(self.item, contexts=self.contexts).strategy()
         return st.sampled_from(self.contexts).flatmap(case_for)
 
@@ -71,6 +73,8 @@ def _plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
         return _boundary(run, record, item)
     if isinstance(item, LimitProbe):
         return _limit(run, record, item)
+    if isinstance(item, PinnedTest):
+        return _pinned(run, record, item)
     paths = item.contexts if isinstance(item, RouteForm) else tuple(contexts(run.spec, [item]))
     return Plan(item, extended(_supported(run, record, paths), run.target.hello.extensions))
 
@@ -137,6 +141,19 @@ def _limit(run: RunSession, record: CheckRecord, probe: LimitProbe) -> Plan:
     if not supported:
         pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"no path the target implements reaches {probe.limit.label}"))
     return Plan(probe, supported, Expectation.PAST_LIMIT, probe.deviation)
+
+
+def _pinned(run: RunSession, record: CheckRecord, test: PinnedTest) -> Plan:
+    """Of each path, the cheapest way the target takes (strategies.pinned), within the limits it declares."""
+    taken = test.taken_by(run.target.hello.extensions)
+    if not taken:
+        _extended(run, record, test.extensions)
+    supported = _supported(run, record, taken)
+    within = tuple(c for c in supported if module_for(c.api).reachable(c, test.pins(c)))
+    if not within:
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{test.variant} is beyond the maxima the target "
+                                   "declares on every path that holds it"))
+    return Plan(test, within)
 
 
 def _extended(run: RunSession, record: CheckRecord, extensions: frozenset[str]) -> None:

@@ -31,6 +31,7 @@ from ascendc_conformance.runner import gates, options, seeds
 from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.session import PACKED_KINDS, CheckRecord, RunSession, RunSettings, check_expectation
 from ascendc_conformance.strategies.faults import Expectation
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.sample import draw
 
 BUILT_AGAINST = "reference"
@@ -70,6 +71,8 @@ def _test_cases(session: RunSession, test_id: str, kind: TestKind, item, seed: i
     """The cases of one test: none for a test a run against the reference skips (a bound no path reaches)."""
     record = CheckRecord(test_id=test_id, kind=kind, budget=0)
     record.describe(**session.subject(item))
+    if isinstance(item, PinnedTest):   # for any target: a large region where a path has one (strategies.pinned)
+        item = item.for_every_target()
     try:
         plan = gates.plan(session, record, item)
     except pytest.skip.Exception:

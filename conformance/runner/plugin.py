@@ -27,7 +27,7 @@ except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backpor
 
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.runner import options, seeds
+from ascendc_conformance.runner import budgets, options, seeds
 from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
 from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
@@ -229,10 +229,12 @@ def _target_failures(error: BaseException) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
-    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds); a pack
-    run's tests draw nothing."""
+    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds), as many
+    cases as its budget (runner.budgets: fewer for a heavy test); a pack run's tests draw nothing."""
     session = item.config.stash.get(SESSION_KEY, None)
     if session is not None and session.pack is None and item.name in session.planned:
+        if item.name in session.heavy:
+            budgets.draw_at_most(item, session.budget(item.name, session.planned[item.name][0]))
         seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 

@@ -22,8 +22,8 @@ from ascendc_conformance import reference
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.answer import Answer
-from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, PROFILES, RUN_SHRINK_SECONDS, SHRINK_SECONDS, SMOKE_CASES,
-                                                 TARGET_TEXT_CHARS)
+from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, HEAVY_CASES, PROFILES, RUN_SHRINK_SECONDS, SHRINK_SECONDS,
+                                                 SMOKE_CASES, TARGET_TEXT_CHARS)
 from ascendc_conformance.format.pack import Pack, PackedCase, open_pack
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.bits import BitWitnesses
@@ -39,6 +39,9 @@ from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
+from ascendc_conformance.strategies.crossings import crossing_tests
+from ascendc_conformance.strategies.large import field_reaches
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault, faults
 from ascendc_conformance.strategies.legal import contexts, select_paths
@@ -154,6 +157,7 @@ class CheckRecord(ShortRepr):
     started: float = field(default_factory=time.monotonic)
     shrink_started: float | None = None   # when the first call past the budget came
     bits: dict = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
+    crossings: dict = field(default_factory=dict)   # API -> derived quantity -> widths its cases crossed first
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -254,7 +258,9 @@ class CheckRecord(ShortRepr):
             skipped_reason=self.skipped_reason, other_rule=self.other_rule,
             case=freeze(first.summary) if first else None,
             causes=freeze([state.to_json() for state in ranked]),
-            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))
+            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}),
+            crossings=freeze({api: {name: sorted(found) for name, found in quantities.items()}
+                              for api, quantities in self.crossings.items()}))
 
 
 def _bits(value) -> int:
@@ -481,8 +487,10 @@ class RunSession:
         return faults(self.spec, self.products, self.apis)
 
     @cached_property
-    def boundaries(self) -> list[Boundary]:
-        return boundaries(self.spec, self.products, self.apis)
+    def boundaries(self) -> list[Boundary | PinnedTest]:
+        """The bounds' tests, and the pinned tests of top bits in large regions and of crossings."""
+        return (boundaries(self.spec, self.products, self.apis) + field_reaches(self.spec, self.products, self.apis)
+                + crossing_tests(self.spec, self.products, self.apis))
 
     @property
     def limits(self) -> Limits:
@@ -518,6 +526,8 @@ class RunSession:
             return {"rule": item.rule.id, "variant": item.variant, "api": item.contexts[0].api.name}
         if isinstance(item, Boundary):
             return {"rule": item.rule.id, "variant": f"{item.side}={item.legal_value}", "api": item.rule.api}
+        if isinstance(item, PinnedTest):
+            return {"rule": item.rule, "variant": item.variant, "api": item.api}
         if isinstance(item, LimitProbe):
             return {"rule": next(iter(item.deviation.rules), None), "variant": item.limit.label,
                     "api": item.contexts[0].api.name}
@@ -544,7 +554,15 @@ class RunSession:
         """The cases a test judges: its pack's, or its profile's (the calls past them are Hypothesis's shrinking)."""
         if self.pack is not None:
             return self.pack.tests[test_id].cases
-        return SMOKE_CASES if kind is TestKind.SMOKE else PROFILES[self.settings.profile]
+        if kind is TestKind.SMOKE:
+            return SMOKE_CASES
+        return HEAVY_CASES[self.settings.profile] if test_id in self.heavy else PROFILES[self.settings.profile]
+
+    @cached_property
+    def heavy(self) -> frozenset[str]:
+        """The ids of the tests whose every case is heavy (strategies.pinned): they draw HEAVY_CASES cases."""
+        return frozenset(f"test_{TestKind.BOUNDARY}[{param_id(item)}]" for item in self.boundaries
+                         if isinstance(item, PinnedTest))
 
     @cached_property
     def planned(self) -> dict[str, tuple[TestKind, dict[str, str | None]]]:
@@ -634,6 +652,7 @@ class RunSession:
         if counted:
             record.add(verdict, case)
             self.witnesses.note(record.bits, case, expected)
+            self.witnesses.note_crossings(record.crossings, case, expected)
         if not verdict.is_failure:
             return None
         summary = case_summary(case)
