@@ -112,8 +112,8 @@ def encode_memory(memory: Mapping[str, Region]) -> dict:
 # detached-tensor: a GM operand's start address may lie outside its region (the region covers only the bytes
 # the call touches).
 DETACHED_TENSOR = "detached-tensor"
-# sparse-memory: a memory may have several regions, keyed `<memory>` (the lowest) and `<memory>#<n>` (n = 1, 2,
-# ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
+# sparse-memory: a memory may have several regions (any number), keyed `<memory>` (the lowest) and `<memory>#<n>`
+# (n = 1, 2, ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
 SPARSE_MEMORY = "sparse-memory"
 EXTENSIONS = (DETACHED_TENSOR, SPARSE_MEMORY)
 REGION_INDEX = "#"   # separates a memory's name from the index of one of its further regions

@@ -17,10 +17,11 @@ examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
 from __future__ import annotations
 
 import base64
+from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -107,9 +108,44 @@ def recording() -> Iterator[Recipes]:
 
 
 def filled_text(fill: Fill, address: int) -> str:
-    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording)."""
+    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording, and for the
+    last large regions made: `made_by`)."""
     text = base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii")
     recipes = _RECORDING.get()
     if recipes is not None:
         recipes.add(text, fill)
+    if fill.size >= LARGE_FILL_BYTES:
+        _LARGE.append((text, fill))
     return text
+
+
+LARGE_FILL_BYTES = 1024 * 1024   # a region this large is saved as its recipe where its text is known (replay files)
+_LARGE: deque[tuple[str, Fill]] = deque(maxlen=2)   # the last large regions made (a large case has one)
+
+
+def made_by(text: str) -> Fill | None:
+    """The recipe of a large region text filled_text made last (None: another text)."""
+    return next((fill for made, fill in _LARGE if made is text), None)
+
+
+def with_bytes(memory: Mapping[str, Mapping]) -> dict[str, dict]:
+    """A case's memory with every region given by its recipe (`{"address", "fill": {...}}`) made into its bytes
+    (`{"address", "data"}`); ValueError naming the region for a recipe that is not one."""
+    made = {}
+    for name, region in memory.items():
+        if "fill" not in region:
+            made[name] = dict(region)
+            continue
+        recipe = region["fill"]
+        try:
+            fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
+            if not 0 <= fill.size <= MAX_FILL_BYTES:
+                raise ValueError(f"size {fill.size} is not within 0..{MAX_FILL_BYTES}")
+            made[name] = {"address": region["address"], "data": filled_text(fill, region["address"])}
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"memory.{name}.fill is not a fill recipe ({error}); expected "
+                             '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}') from None
+    return made
+
+
+MAX_FILL_BYTES = 64 * 1024 * 1024   # the largest region a recipe given in a file is made into

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.case import ResultStatus, decode_base64
 from ascendc_conformance.format.errors import ConformanceError
-from ascendc_conformance.format.fill import Fill, Recipes, filled_text
+from ascendc_conformance.format.fill import Recipes, with_bytes
 
 PACK_FORMAT = 1
 MANIFEST_FILE = "manifest.json"
@@ -99,10 +99,7 @@ class PackedCase:
 
     def materialize(self) -> dict:
         """The case v1 itself: every region's bytes made from its recipe (base64)."""
-        memory = {name: {"address": region["address"],
-                         "data": filled_text(Fill(**region["fill"]), region["address"])}
-                  for name, region in self.case["memory"].items()}
-        return {**self.case, "memory": memory}
+        return {**self.case, "memory": with_bytes(self.case["memory"])}
 
     def result(self, choices: Mapping[str, str]) -> Mapping[str, Any] | None:
         """The stored expected result under these choices of its points (None: not stored)."""

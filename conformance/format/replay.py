@@ -6,6 +6,8 @@ schema/replay-v1.schema.json and its case against case-v1.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 import shlex
@@ -18,6 +20,7 @@ from ascendc_conformance.format.bounded import InputError, clip
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
+from ascendc_conformance.format.fill import LARGE_FILL_BYTES, made_by, with_bytes
 from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
@@ -48,14 +51,37 @@ def file_name(test_id: str) -> str:
 def save(directory: Path, test_id: str, case: dict, expected: dict, actual: dict | None, verdict: dict,
          target: str) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
-    its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result)."""
+    its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result). A large
+    GM region (tens of MiB) is saved as its fill recipe in the case, and as its size and SHA-256 in the results
+    (`compact`): the file stays small, and `replay` makes the bytes again."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / file_name(test_id)
     verdict = {key: value for key, value in verdict.items() if key not in ("expected", "actual")}
+    case = {**case, "memory": {name: _recipe_or_bytes(region) for name, region in case["memory"].items()}}
     path.write_text(json.dumps({"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target,
-                                "case": case, "expected": expected, "actual": kept(actual), "verdict": verdict},
-                               indent=1, sort_keys=True), encoding="utf-8")
+                                "case": case, "expected": compact(expected), "actual": compact(kept(actual)),
+                                "verdict": verdict}, indent=1, sort_keys=True), encoding="utf-8")
     return path
+
+
+def _recipe_or_bytes(region: Mapping[str, Any]) -> dict:
+    """A case's region as a replay keeps it: its fill recipe where it is a large region the recipe made."""
+    fill = made_by(region["data"]) if isinstance(region.get("data"), str) else None
+    return {"address": region["address"], "fill": fill.to_json()} if fill is not None else dict(region)
+
+
+def compact(result: dict | None) -> dict | None:
+    """A result as a replay keeps it: a region image of LARGE_FILL_BYTES or more as its size and SHA-256."""
+    if result is None or not isinstance(result.get("memory"), dict):
+        return result
+    memory = {}
+    for name, region in result["memory"].items():
+        text = region.get("data") if isinstance(region, dict) else None
+        if isinstance(text, str) and len(text) * 3 // 4 >= LARGE_FILL_BYTES:
+            raw = base64.b64decode(text)
+            region = {"address": region.get("address"), "size": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
+        memory[name] = region
+    return {**result, "memory": memory}
 
 
 def kept(actual: dict | None) -> dict | None:
@@ -106,6 +132,11 @@ def load(path: Path) -> Replay:
     problem = schemas.problem(data, "replay-v1")
     if problem is not None:
         raise ReplayError(f"{path}: {problem}")
+    try:
+        if isinstance(data["case"].get("memory"), dict):   # large regions saved as their recipes
+            data["case"] = {**data["case"], "memory": with_bytes(data["case"]["memory"])}
+    except (ValueError, AttributeError) as error:
+        raise ReplayError(f"{path}: case.{error}") from None
     try:
         Case.from_json(data["case"])
         verdict = data.get("verdict") or {}
