@@ -3,27 +3,29 @@
 The calls that set a field's highest bits with an effect lie megabytes apart in GM (DataCopy bursts 32768
 blocks = 1 MiB apart, LoadData2D fractals 32768 x 512 B = 16 MiB apart, a slice 2^24 elements from its tensor
 start). They fit no GM window, so the legal tests and the bounds' tests draw them only for a target that
-announces `sparse-memory` or `detached-tensor`. These tests draw them in one GM region of up to
-LARGE_REGION_BYTES (strategies.ways: Way.LARGE), which any target reads: for each field, the values that set
-every bit no plain call reaches but a large region does, highest bits first and as many of them in one value as
-fit (LoadData2D srcStride 63488 sets bits 11 to 15 in 31 MiB), each confirmed on the reference (it witnesses the
-bits: strategies.bits), as `test_boundary[<API>-<field>=<value>@large]`.
+announces `sparse-memory` or `detached-tensor`; and where the bound's own test is drawn so (a gap of 65535), a
+target without them loses the lower bits that test sets too. These tests draw them in one GM region of up to
+LARGE_REGION_BYTES (strategies.ways: Way.LARGE), which any target reads: for each field, the values that set every
+bit a target without extensions can be sent and no bound's or reach test sends it, highest bits first and as many
+of them in one value as fit (LoadData2D srcStride 63488 sets bits 11 to 15 in 31 MiB), each confirmed on the
+reference (it witnesses the bits: strategies.bits), as `test_boundary[<API>-<field>=<value>@large]`. A target
+that announces an extension is sent the same values drawn its cheaper way (strategies.pinned).
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ascendc_conformance.reference import bits as reference_bits
 from ascendc_conformance.spec.model import RuleKind, Spec
 from ascendc_conformance.strategies import bits
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.boundaries import distinct
+from ascendc_conformance.strategies.boundaries import Boundary, boundaries, distinct
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.pinned import PinnedTest
-from ascendc_conformance.strategies.ways import Way, through_large
+from ascendc_conformance.strategies.ways import Way
 
 GROUP = "large"   # the group of a FieldReach test's id
 
@@ -78,26 +80,41 @@ def _witnessed(ctxs: Iterable[PathContext], field: str, value: int, wanted: set[
     return found
 
 
-def field_reaches(spec: Spec, products: Iterable[str] | None = None,
-                  apis: Iterable[str] | None = None) -> list[FieldReach]:
-    """The large-region tests of the selection: per field, values that together set every bit that only a
-    large region or an extension reaches, each on the paths that hold it."""
+def field_reaches(spec: Spec, products: Iterable[str] | None = None, apis: Iterable[str] | None = None,
+                  bounds: Sequence[Boundary] | None = None) -> list[FieldReach]:
+    """The large-region tests of the selection: per field, values that together set every bit a target without
+    any extension can be sent (plain or in a large region) and which no bound's or reach test it is sent sets
+    (`bounds`, the selection's: boundaries.boundaries), each on the paths that hold it."""
     products, apis = tuple(products or ()), tuple(apis or ())
     ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
+    pinned = _set_for_every_target(boundaries(spec, products, apis) if bounds is None else bounds)
     tests: list[FieldReach] = []
-    for row in bits.selection_bits(spec, products, apis):
-        wanted = {bit for bit, ways in row.reachable.items() if through_large(ways)}
-        for earlier in (test for test in tests if test.api == row.api):   # a startIndex moves its endIndex along
-            wanted -= _witnessed(earlier.contexts, earlier.field, earlier.value, wanted, row.field)
-        base = row.field.partition(".")[0]
-        holders = [ctx.enlarging() for ctx in distinct([c for c in ctxs if c.api.name == row.api])
-                   if ctx.touches_gm and base in ctx.api.forms[ctx.form].fields]
-        rule = next((r.id for r in spec.apis[row.api].rules if r.kind is RuleKind.RANGE and r.field == row.field
-                     and r.max is not None and r.illegal_by_default), None)
-        for value, reach in _values(holders, row.field, wanted):
-            drawn = tuple(variant for ctx in reach for variant in _ways(ctx, row.field, value))
-            tests.append(FieldReach(api=row.api, contexts=drawn, field=row.field, value=value, range_rule=rule))
+    for api in (name for name in spec.apis if not apis or name in apis):
+        for tracked in reference_bits.fields(spec, api):
+            # a bit no value witnesses in a large region is dropped by _values: only an extension reaches it
+            wanted = set(tracked.bits) - pinned.get((api, tracked.name), set())
+            for earlier in (test for test in tests if test.api == api):   # a startIndex moves its endIndex along
+                wanted -= _witnessed(earlier.contexts[:1], earlier.field, earlier.value, wanted, tracked.name)
+            base = tracked.name.partition(".")[0]
+            holders = [ctx.enlarging() for ctx in distinct([c for c in ctxs if c.api.name == api])
+                       if ctx.touches_gm and base in ctx.api.forms[ctx.form].fields]
+            rule = next((r.id for r in spec.apis[api].rules if r.kind is RuleKind.RANGE and r.field == tracked.name
+                         and r.max is not None and r.illegal_by_default), None)
+            for value, reach in _values(holders, tracked.name, wanted):
+                drawn = tuple(variant for ctx in reach for variant in _ways(ctx, tracked.name, value))
+                tests.append(FieldReach(api=api, contexts=drawn, field=tracked.name, value=value, range_rule=rule))
     return tests
+
+
+def _set_for_every_target(bounds: Sequence[Boundary]) -> dict[tuple[str, str], set[int]]:
+    """(API, field) -> the bits the bounds' and reach tests set with the field's effect on paths drawn as they
+    are (no extension): what every target is sent. The others' top bits (a gap of 65535 only in sparse-memory,
+    say) reach a target without extensions only through these tests."""
+    found: dict[tuple[str, str], set[int]] = {}
+    for bound in bounds:
+        if bound.contexts and bound.with_effect and not bound.extensions and bound.legal_value > 0:
+            found.setdefault((bound.rule.api, bound.rule.field), set()).update(reference_bits.set_bits(bound.legal_value))
+    return found
 
 
 def _ways(large: PathContext, field: str, value: int) -> list[PathContext]:

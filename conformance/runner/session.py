@@ -489,7 +489,8 @@ class RunSession:
     @cached_property
     def boundaries(self) -> list[Boundary | PinnedTest]:
         """The bounds' tests, and the pinned tests of top bits in large regions and of crossings."""
-        return (boundaries(self.spec, self.products, self.apis) + field_reaches(self.spec, self.products, self.apis)
+        bounds = boundaries(self.spec, self.products, self.apis)
+        return (bounds + field_reaches(self.spec, self.products, self.apis, bounds)
                 + crossing_tests(self.spec, self.products, self.apis))
 
     @property
