@@ -18,8 +18,9 @@ from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, Rule
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
 # One GM region of a "large" context spans up to this many bytes (no case-format extension needed): a target that
 # announces neither sparse-memory nor detached-tensor gets the top bits of gaps, strides and start indices this
-# way, in a bounded number of cases (docs/bits-and-offsets.md). 32 MiB holds the 2^24-byte reach of slices and
-# 31 MiB of LoadData2D fractals, and its base64 (43 MB) stays below the exec protocol's 64-MiB answer line.
+# way, in a bounded number of cases (docs/bits-and-offsets.md). 32 MiB holds LoadData2D's srcStride and startIndex
+# up to 65535 fractals and a 1-byte slice 2^25 - 32 elements from its start, and its base64 (45 MB) stays below the
+# exec protocol's 64-MiB answer line.
 LARGE_REGION_BYTES = 32 * 1024 * 1024
 SPARSE_REGIONS = 16      # GM regions one sparse case may have (case extension sparse-memory)
 CROWDED_REGIONS = 4097   # ... and one whose derived offsets cross 2^32 B (4095 bursts, one region each, a start)

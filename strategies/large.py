@@ -7,7 +7,7 @@ announces `sparse-memory` or `detached-tensor`; and where the bound's own test i
 target without them loses the lower bits that test sets too. These tests draw them in one GM region of up to
 LARGE_REGION_BYTES (strategies.ways: Way.LARGE), which any target reads: for each field, the values that set every
 bit a target without extensions can be sent and no bound's or reach test sends it, highest bits first and as many
-of them in one value as fit (LoadData2D srcStride 63488 sets bits 11 to 15 in 31 MiB), each confirmed on the
+of them in one value as fit (LoadData2D srcStride 65535, bits 0 to 15, in 32 MiB), each confirmed on the
 reference (it witnesses the bits: strategies.bits), as `test_boundary[<API>-<field>=<value>@large]`. A target
 that announces an extension is sent the same values drawn its cheaper way (strategies.pinned).
 """

@@ -39,13 +39,13 @@ from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Path as SpecPath, Reading, ShortRepr
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
-from ascendc_conformance.strategies.crossings import crossing_tests
-from ascendc_conformance.strategies.large import field_reaches
-from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.crossings import crossing_tests
 from ascendc_conformance.strategies.faults import Expectation, Fault, faults
+from ascendc_conformance.strategies.large import field_reaches
 from ascendc_conformance.strategies.legal import contexts, select_paths
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe, deviations, probes
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
 if TYPE_CHECKING:   # gates imports this module
@@ -562,8 +562,7 @@ class RunSession:
     @cached_property
     def heavy(self) -> frozenset[str]:
         """The ids of the tests whose every case is heavy (strategies.pinned): they draw HEAVY_CASES cases."""
-        return frozenset(f"test_{TestKind.BOUNDARY}[{param_id(item)}]" for item in self.boundaries
-                         if isinstance(item, PinnedTest))
+        return frozenset(test_id for test_id, _, item in self._items(TestKind.BOUNDARY) if isinstance(item, PinnedTest))
 
     @cached_property
     def planned(self) -> dict[str, tuple[TestKind, dict[str, str | None]]]:
