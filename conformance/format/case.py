@@ -26,7 +26,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 
 DECODED_TEXTS = 16                  # region texts decode_base64 remembers ...
-DECODED_CHARS = 192 * 1024 * 1024   # ... and at most this many characters of them and their bytes together
+DECODED_CHARS = 128 * 1024 * 1024   # ... and at most this many characters of them and their bytes together
 _decoded: OrderedDict[str, bytes] = OrderedDict()
 _held = [0]   # the characters and bytes _decoded holds
 
@@ -36,8 +36,8 @@ def decode_base64(text: str) -> bytes:
 
     Remembers the last few texts: one region's text is read by the reference, by an in-process target, by
     the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost. Their
-    size is bounded too (DECODED_CHARS): a large GM region (32 MiB) is kept while its case is judged, never a
-    run's worth of them."""
+    size is bounded too (DECODED_CHARS): one large GM region (32 MiB, and its 43-MB text) is kept at a time, never
+    a run's worth of them."""
     known = _decoded.get(text)
     if known is not None:
         _decoded.move_to_end(text)

@@ -55,12 +55,18 @@ def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
     if seed == 0:
         return np.zeros(size, dtype=np.uint8)
     words = -(-size // 8)
+    made = np.empty(words, dtype="<u8")
     with np.errstate(over="ignore"):
-        z = np.uint64(seed) + np.arange(1, words + 1, dtype=np.uint64) * np.uint64(GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
-        z ^= z >> np.uint64(31)
-    return z.astype("<u8").view(np.uint8)[:size].copy()
+        for first in range(0, words, CHUNK_WORDS):   # in chunks: a large region's temporaries stay small
+            z = np.uint64(seed) + np.arange(first + 1, min(words, first + CHUNK_WORDS) + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
+            z ^= z >> np.uint64(31)
+            made[first:first + z.size] = z
+    return made.view(np.uint8)[:size]
+
+
+CHUNK_WORDS = 1 << 18   # words of the recipe worked out at once (2 MiB)
 
 
 def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
@@ -110,7 +116,7 @@ def recording() -> Iterator[Recipes]:
 def filled_text(fill: Fill, address: int) -> str:
     """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording, and for the
     last large regions made: `made_by`)."""
-    text = base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii")
+    text = base64.b64encode(fill.bytes_at(address)).decode("ascii")
     recipes = _RECORDING.get()
     if recipes is not None:
         recipes.add(text, fill)

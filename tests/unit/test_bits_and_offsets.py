@@ -23,6 +23,7 @@ from ascendc_conformance.reports.coverage import build_coverage, certify
 from ascendc_conformance.reports.untested import Subject, Why
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies import layout
+from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.context import LARGE_REGION_BYTES, PathContext
 from ascendc_conformance.strategies.crossings import crossing_table, crossing_tests
 from ascendc_conformance.strategies.large import field_reaches
@@ -85,7 +86,6 @@ def test_a_large_context_spans_tens_of_mib_in_one_region():
     ctx = PathContext.make(SPEC, "atlas-a2", "LoadData2D", "GM", "A1", "half", "half", "params")
     params = {"startIndex": 0, "repeatTimes": 2, "srcStride": 65535, "sid": 0, "dstGap": 0, "ifTranspose": False,
               "addrMode": 0}
-    from ascendc_conformance.strategies.api_contract import module_for
     extents = module_for(ctx.api).footprint(ctx, params)
     assert not layout.fits(ctx, extents) and layout.fits(ctx.enlarging(), extents)
     spans = layout.regions(ctx.enlarging(), {"src": 0, "dst": 0}, extents)
@@ -112,11 +112,11 @@ def test_stretches_of_one_spread_axis_are_those_of_the_general_walk(offset, run,
 
 
 def test_a_crowded_case_has_a_region_per_burst():
-    ctx = PathContext.make(SPEC, "atlas-a2", "DataCopy", "VECOUT", "GM", "int8_t", "int8_t", "params").crowding()
+    base = PathContext.make(SPEC, "atlas-a2", "DataCopy", "VECOUT", "GM", "int8_t", "int8_t", "params")
+    ctx = base.crowding()
     params = {"blockCount": 2049, "blockLen": 1, "srcGap": 0, "dstGap": 65535}
-    from ascendc_conformance.strategies.api_contract import module_for
     extents = module_for(ctx.api).footprint(ctx, params)
-    assert layout.fits(ctx, extents) and not layout.fits(ctx.sparsing(), extents)   # 16 regions: not enough
+    assert layout.fits(ctx, extents) and not layout.fits(base.sparsing(), extents)   # 16 regions: not enough
     spans = layout.regions(ctx, {"src": 0, "dst": 64}, extents)
     assert sum(key.startswith("GM") for key in spans) == 2049
 
@@ -164,6 +164,8 @@ def _record(test_id: str, **fields) -> dict:
 
 def _results(tmp_path: Path, hello: dict, tests: list[dict], products: list[str]) -> Path:
     run = {"record": "run", "started": "2024-05-01T10:00:00+00:00", "target": "t", "hello": hello,
+           "declared_limits": [{"label": "LoadData2D srcStride <= 16383", "rules": ["LoadData2D-srcStride-range"],
+                                "text": "LoadData2D srcStride <= 16383"}] if "limits" in hello else [],
            "suite_version": "0.1.0", "spec_digest": SPEC.digest, "profile": "ci", "seed": 1, "products": products,
            "apis": ["LoadData2D"], "shard": None, "reading": "seed", "workers": 1, "machine": {}, "command": "c"}
     lines = [run, *tests, {"record": "end", "finished": "2024-05-01T10:30:00+00:00", "exit_status": 0}]
