@@ -121,6 +121,8 @@ _TABLES: dict[tuple, tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]] = {
 
 def _selection(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
                ) -> tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]:
+    """The crossings of a selection and the tests of its reachable ones, worked out together (once per spec and
+    selection): per API, quantity and width, highest width first, the ways each path makes it in."""
     products, apis = selection_key(spec, products, apis)
     key = (spec.digest, products, apis)
     if key in _TABLES:
