@@ -5,7 +5,7 @@
 An implementation that computes such an offset in 32 bits before widening it to a 64-bit address (`block *
 (blockLen + gap) * 32` in uint32_t) moves the right bytes until the offset reaches 2^32 (2^31 in int32_t),
 and the wrong ones from there on: only a legal call whose offset gets that far shows it. The run records, per
-test, the crossings its legal cases made (runner.bits); the reports set them against the crossings some legal
+test, the crossings its legal cases made (runner.witnessed_bits); the reports set them against the crossings some legal
 call can make at all (strategies.crossings).
 """
 from __future__ import annotations

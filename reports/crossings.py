@@ -7,9 +7,10 @@ One wording for every renderer: `crossing_cells` gives a row's table cells.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from ascendc_conformance.reports.model import RunResults
+from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.crossings import crossing_table
 from ascendc_conformance.strategies.ways import needed
 
@@ -32,7 +33,7 @@ class CrossingRow:
     needs_extension: str   # the case-format extension(s) its calls need ("" for none)
     unreachable: str       # why no legal call of the selection makes it ("" when one does)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api": self.api, "quantity": self.quantity, "operand": self.operand, "width": self.width,
                 "description": self.description, "reachable": self.reachable, "crossed": self.crossed,
                 "needs_extension": self.needs_extension, "unreachable": self.unreachable or None}
@@ -48,7 +49,7 @@ def crossed_in(results: RunResults) -> dict[tuple[str, str], set[int]]:
     return found
 
 
-def crossing_rows(results: RunResults, spec, products: Iterable[str], apis: Iterable[str]) -> tuple[CrossingRow, ...]:
+def crossing_rows(results: RunResults, spec: Spec, products: Iterable[str], apis: Iterable[str]) -> tuple[CrossingRow, ...]:
     """One row per derived quantity and width of every selected API."""
     crossed = crossed_in(results)
     return tuple(CrossingRow(api=entry.api, quantity=entry.quantity.name, operand=entry.quantity.operand,
@@ -58,14 +59,14 @@ def crossing_rows(results: RunResults, spec, products: Iterable[str], apis: Iter
                  for entry in crossing_table(spec, products, apis))
 
 
-def crossings_summary(rows: Iterable[CrossingRow]) -> dict:
+def crossings_summary(rows: Iterable[CrossingRow]) -> dict[str, Any]:
     """Over every row: crossings, those some legal call makes, and those the run made."""
     rows = list(rows)
     return {"crossings": len(rows), "reachable": sum(r.reachable for r in rows),
             "crossed": sum(r.crossed and r.reachable for r in rows)}
 
 
-def crossing_cells(row: dict) -> list[str]:
+def crossing_cells(row: dict[str, Any]) -> list[str]:
     """A row of report.json's coverage.crossings as the table's text cells (CROSSINGS_COLUMNS)."""
     crossed = "yes" if row["crossed"] else ("no" if row["reachable"] else "–")
     return [row["api"], row["quantity"], row["operand"], f"2^{row['width']} B", crossed,

@@ -1,7 +1,7 @@
 """What a run left untested, and why: the statement's list of the reachable bits of every field, and the
 reachable crossings of every derived byte offset, that no legal case of the run exercised.
 
-A bit or a crossing is reachable when some legal call of the spec's products exercises it (strategies.bits,
+A bit or a crossing is reachable when some legal call of the spec's products exercises it (strategies.bit_reach,
 strategies.crossings); the run's test records say which ones its legal cases exercised (`bits`, `crossings`).
 Each of the others is untested for one reason, the first that holds:
 
@@ -17,15 +17,16 @@ A run with anything on this list is never plain "conforms" (reports.coverage.cer
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.reports.bits import bit_ranges
+from ascendc_conformance.reports.bit_table import bit_ranges
 from ascendc_conformance.reports.crossings import crossed_in
 from ascendc_conformance.reports.model import RunResults
-from ascendc_conformance.strategies.bits import selection_bits
+from ascendc_conformance.spec.model import Spec
+from ascendc_conformance.strategies.bit_reach import selection_bits
 from ascendc_conformance.strategies.crossings import crossing_table
 from ascendc_conformance.strategies.ways import needed, open_to
 
@@ -65,12 +66,12 @@ class Untested:
                   else ", ".join(f"2^{width}" for width in self.values))
         return f"{self.api} {self.name} {values} ({self.why}{': ' + self.detail if self.detail else ''})"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api": self.api, "name": self.name, "subject": self.subject.value, "values": list(self.values),
                 "why": self.why.value, "detail": self.detail, "text": self.text}
 
 
-def untested(results: RunResults, spec, products: Iterable[str], apis: Iterable[str]) -> tuple[Untested, ...]:
+def untested(results: RunResults, spec: Spec, products: Iterable[str], apis: Iterable[str]) -> tuple[Untested, ...]:
     """Every reachable bit and crossing of the selected APIs (on any product of the spec) the run did not
     exercise, grouped per field or quantity and reason."""
     products, apis = tuple(products), tuple(apis)
@@ -84,7 +85,7 @@ def untested(results: RunResults, spec, products: Iterable[str], apis: Iterable[
     selected = {(row.api, row.field): row for row in selection_bits(spec, products, apis)}
     for row in selection_bits(spec, None, apis):
         here = selected.get((row.api, row.field))
-        reasons = {}
+        reasons: dict[int, tuple[Why, str]] = {}
         for bit, ways in row.reachable.items():
             if bit in witnessed.get((row.api, row.field), ()):
                 continue
@@ -104,14 +105,14 @@ def untested(results: RunResults, spec, products: Iterable[str], apis: Iterable[
     for entry in crossing_table(spec, None, apis):
         if not entry.ways or entry.width in crossed.get((entry.api, entry.quantity.name), ()):
             continue
-        here = reachable_here.get((entry.api, entry.quantity.name, entry.width))
+        selected_reach = reachable_here.get((entry.api, entry.quantity.name, entry.width))
         skipped = _skipped(results, entry.api, entry.quantity.crossing(entry.width))
-        if here is None:
+        if selected_reach is None:
             why = (Why.PRODUCT, "")
         elif skipped is SkipReason.DECLARED_LIMIT:
             why = (Why.LIMIT, "")
-        elif not open_to(here.ways, announced):
-            why = (Why.EXTENSION, ", ".join(needed(here.ways)))
+        elif not open_to(selected_reach.ways, announced):
+            why = (Why.EXTENSION, ", ".join(needed(selected_reach.ways)))
         else:
             why = (Why.NOT_RUN, "")
         reasons_of.setdefault((entry.api, entry.quantity.name), {})[entry.width] = why

@@ -25,7 +25,7 @@ from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.crossings import crossings
 from ascendc_conformance.spec.model import DerivedQuantity, Spec
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.bits import probe_case, selection_key
+from ascendc_conformance.strategies.bit_reach import probe_case, selection_key
 from ascendc_conformance.strategies.boundaries import distinct, shortfall
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
@@ -116,7 +116,7 @@ def _why_not(holders: list[PathContext], quantity: str, width: int) -> str:
     return words if over is not None or len(reasons) == 1 else f"{words} (and {len(reasons) - 1} more paths)"
 
 
-_TABLES: dict[tuple, tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]] = {}   # per selection
+_TABLES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]] = {}   # per selection
 
 
 def _selection(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
@@ -128,7 +128,8 @@ def _selection(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] |
     if key in _TABLES:
         return _TABLES[key]
     ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
-    table, tests = [], []
+    table: list[CrossingReach] = []
+    tests: list[Crossing] = []
     for api in (name for name in spec.apis if not apis or name in apis):
         holders = distinct([ctx for ctx in ctxs if ctx.api.name == api])
         for quantity in spec.apis[api].derived:

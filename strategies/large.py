@@ -8,7 +8,7 @@ target without them loses the lower bits that test sets too. These tests draw th
 LARGE_REGION_BYTES (strategies.ways: Way.LARGE), which any target reads: for each field, the values that set every
 bit a target without extensions can be sent and no bound's or reach test sends it, highest bits first and as many
 of them in one value as fit (LoadData2D srcStride 65535, bits 0 to 15, in 32 MiB), each confirmed on the
-reference (it witnesses the bits: strategies.bits), as `test_boundary[<API>-<field>=<value>@large]`. A target
+reference (it witnesses the bits: strategies.bit_reach), as `test_boundary[<API>-<field>=<value>@large]`. A target
 that announces an extension is sent the same values drawn its cheaper way (strategies.pinned).
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ascendc_conformance.reference import bits as reference_bits
+from ascendc_conformance.reference import bit_witness as reference_bits
 from ascendc_conformance.spec.model import RuleKind, Spec
-from ascendc_conformance.strategies import bits
+from ascendc_conformance.strategies import bit_reach
 from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries, distinct
 from ascendc_conformance.strategies.context import PathContext
@@ -75,7 +75,7 @@ def _witnessed(ctxs: Iterable[PathContext], field: str, value: int, wanted: set[
             break
         params = module_for(ctx.api).smallest_params(ctx, _pins(ctx, field, value))
         if params is not None:
-            case = bits.probe_case(ctx, params)
+            case = bit_reach.probe_case(ctx, params)
             found |= set(reference_bits.witnesses(case, ctx.spec, wanted={of: wanted}).get(of, ()))
     return found
 
@@ -112,8 +112,9 @@ def _set_for_every_target(bounds: Sequence[Boundary]) -> dict[tuple[str, str], s
     say) reach a target without extensions only through these tests."""
     found: dict[tuple[str, str], set[int]] = {}
     for bound in bounds:
-        if bound.contexts and bound.with_effect and not bound.extensions and bound.legal_value > 0:
-            found.setdefault((bound.rule.api, bound.rule.field), set()).update(reference_bits.set_bits(bound.legal_value))
+        api, field = bound.rule.api, bound.rule.field   # a bound's rule is a range rule: both are set
+        if api and field and bound.contexts and bound.with_effect and not bound.extensions and bound.legal_value > 0:
+            found.setdefault((api, field), set()).update(reference_bits.set_bits(bound.legal_value))
     return found
 
 
@@ -134,7 +135,7 @@ def _values(holders: list[PathContext], field: str, wanted: set[int]) -> list[tu
     while wanted:
         top = max(wanted)
         value = next((pins[field] for ctx in holders
-                      for pins in [bits.bit_pins(ctx, field, top)] if not isinstance(pins, str)
+                      for pins in [bit_reach.bit_pins(ctx, field, top)] if not isinstance(pins, str)
                       and _reaching([ctx], field, pins[field])), None)
         if value is None:
             wanted.discard(top)

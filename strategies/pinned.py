@@ -15,6 +15,7 @@ from typing import Iterable
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.spec.model import ShortRepr
 from ascendc_conformance.strategies.cases import draft, extensions_of, finish
 from ascendc_conformance.strategies.context import PathContext
@@ -70,9 +71,9 @@ class PinnedTest(ShortRepr):
         return dataclasses.replace(self, contexts=tuple(ctx for ctx in self.contexts
                                                         if (ctx.label, ctx.form) not in plain or not extensions_of([ctx])))
 
-    def strategy(self) -> st.SearchStrategy[dict]:
+    def strategy(self) -> st.SearchStrategy[Case]:
         return st.sampled_from(self.contexts).flatmap(self._case)
 
     @st.composite
-    def _case(draw, self, ctx: PathContext) -> dict:
+    def _case(draw: st.DrawFn, self: PinnedTest, ctx: PathContext, /) -> Case:
         return finish(draw, draft(draw, ctx, self.pins(ctx)))

@@ -45,7 +45,7 @@ _DRAWN: dict[Way, Callable[[PathContext], PathContext]] = {
     Way.CROWDED: PathContext.crowding}
 
 BIT_WAYS = (Way.PLAIN, Way.DETACHED, Way.SPARSE, Way.LARGE)
-"""The ways a field's bits are looked for in (strategies.bits): the crowded one adds none."""
+"""The ways a field's bits are looked for in (strategies.bit_reach): the crowded one adds none."""
 CROSSING_WAYS = (Way.PLAIN, Way.LARGE, Way.DETACHED, Way.CROWDED)
 """The ways a derived quantity's crossings are looked for in (strategies.crossings)."""
 

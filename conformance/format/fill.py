@@ -16,12 +16,11 @@ examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
 """
 from __future__ import annotations
 
-import base64
 from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -39,7 +38,7 @@ class Fill:
     size: int
     half_nan_to_inf: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, int | bool]:
         return {"seed": self.seed, "size": self.size, "half_nan_to_inf": self.half_nan_to_inf}
 
     def bytes_at(self, address: int) -> np.ndarray:
@@ -58,11 +57,12 @@ def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
     made = np.empty(words, dtype="<u8")
     with np.errstate(over="ignore"):
         for first in range(0, words, CHUNK_WORDS):   # in chunks: a large region's temporaries stay small
-            z = np.uint64(seed) + np.arange(first + 1, min(words, first + CHUNK_WORDS) + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+            last = min(words, first + CHUNK_WORDS)
+            z = np.uint64(seed) + np.arange(first + 1, last + 1, dtype=np.uint64) * np.uint64(GOLDEN)
             z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
             z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
             z ^= z >> np.uint64(31)
-            made[first:first + z.size] = z
+            made[first:last] = z
     return made.view(np.uint8)[:size]
 
 
@@ -80,20 +80,20 @@ def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
 
 
 class Recipes:
-    """The recipe of every region text `filled_text` made while recording (`recording()`): a pack build draws
-    cases as a run does and keeps each region's recipe instead of its bytes. Texts are looked up by identity
-    (each is kept alive until `clear`), so a case's regions are plain strings, as every case's are."""
+    """The recipe of every region's bytes `filled_bytes` made while recording (`recording()`): a pack build draws
+    cases as a run does and keeps each region's recipe instead of its bytes. The bytes are looked up by identity
+    (each is kept alive until `clear`), so a case's regions are plain bytes, as every case's are."""
 
     def __init__(self) -> None:
-        self._made: dict[int, tuple[str, Fill]] = {}
+        self._made: dict[int, tuple[bytes, Fill]] = {}
 
-    def add(self, text: str, fill: Fill) -> None:
-        self._made[id(text)] = (text, fill)
+    def add(self, data: bytes, fill: Fill) -> None:
+        self._made[id(data)] = (data, fill)
 
-    def of(self, text: str) -> Fill | None:
-        """The recipe `text` was made by (None: not made by filled_text while recording)."""
-        made = self._made.get(id(text))
-        return made[1] if made is not None and made[0] is text else None
+    def of(self, data: bytes) -> Fill | None:
+        """The recipe `data` was made by (None: not made by filled_bytes while recording)."""
+        made = self._made.get(id(data))
+        return made[1] if made is not None and made[0] is data else None
 
     def clear(self) -> None:
         self._made.clear()
@@ -113,45 +113,38 @@ def recording() -> Iterator[Recipes]:
         _RECORDING.reset(token)
 
 
-def filled_text(fill: Fill, address: int) -> str:
-    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording, and for the
+def filled_bytes(fill: Fill, address: int) -> bytes:
+    """The bytes of the region `fill` makes at `address` (its recipe remembered while recording, and for the
     last large regions made: `made_by`)."""
-    text = base64.b64encode(fill.bytes_at(address)).decode("ascii")
+    data = fill.bytes_at(address).tobytes()
     recipes = _RECORDING.get()
     if recipes is not None:
-        recipes.add(text, fill)
+        recipes.add(data, fill)
     if fill.size >= LARGE_FILL_BYTES:
-        _LARGE.append((text, fill))
-    return text
+        _LARGE.append((data, fill))
+    return data
 
 
-LARGE_FILL_BYTES = 1024 * 1024   # a region this large is saved as its recipe where its text is known (replay files)
-_LARGE: deque[tuple[str, Fill]] = deque(maxlen=2)   # the last large regions made (a large case has one)
+LARGE_FILL_BYTES = 1024 * 1024   # a region this large is saved as its recipe where it is known (replay files)
+_LARGE: deque[tuple[bytes, Fill]] = deque(maxlen=2)   # the last large regions made (a large case has one)
 
 
-def made_by(text: str) -> Fill | None:
-    """The recipe of a large region text filled_text made last (None: another text)."""
-    return next((fill for made, fill in _LARGE if made is text), None)
-
-
-def with_bytes(memory: Mapping[str, Mapping]) -> dict[str, dict]:
-    """A case's memory with every region given by its recipe (`{"address", "fill": {...}}`) made into its bytes
-    (`{"address", "data"}`); ValueError naming the region for a recipe that is not one."""
-    made = {}
-    for name, region in memory.items():
-        if "fill" not in region:
-            made[name] = dict(region)
-            continue
-        recipe = region["fill"]
-        try:
-            fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
-            if not 0 <= fill.size <= MAX_FILL_BYTES:
-                raise ValueError(f"size {fill.size} is not within 0..{MAX_FILL_BYTES}")
-            made[name] = {"address": region["address"], "data": filled_text(fill, region["address"])}
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"memory.{name}.fill is not a fill recipe ({error}); expected "
-                             '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}') from None
-    return made
+def made_by(data: bytes) -> Fill | None:
+    """The recipe of large region bytes filled_bytes made last (None: other bytes); looked up by identity."""
+    return next((fill for made, fill in _LARGE if made is data), None)
 
 
 MAX_FILL_BYTES = 64 * 1024 * 1024   # the largest region a recipe given in a file is made into
+
+
+def region_bytes(where: str, address: int, recipe: Any) -> bytes:
+    """The bytes of a region a file gives as its fill recipe (`{"seed", "size", "half_nan_to_inf"}`); ValueError
+    naming `where` and what a recipe holds for one that is not one."""
+    try:
+        fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
+        if not 0 <= fill.size <= MAX_FILL_BYTES:
+            raise ValueError(f"size {fill.size} is not within 0..{MAX_FILL_BYTES}")
+        return filled_bytes(fill, address)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"{where}.fill is not a fill recipe ({error}); expected "
+                         '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}') from None

@@ -7,13 +7,13 @@ per number of cases from the same inner test function (Hypothesis's documented `
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-_COPIES: dict[tuple[Callable, int], Callable] = {}
+_COPIES: dict[tuple[Callable[..., Any], int], Callable[..., Any]] = {}
 
 
 def draw_at_most(item: pytest.Function, cases: int) -> None:

@@ -10,7 +10,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule, TransferUnits, UnitsCondition
@@ -73,7 +73,7 @@ def plan(call: Call) -> Transfer:
     units = _units(call)
     params = call.params
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
-    depends = []
+    depends: list[str | None] = []
     if "count" in params:
         block_count = 1
         route_unit = call.api.units_for(call.case.dst.position).count_round_bytes   # D8's two roundings, whatever
@@ -90,16 +90,16 @@ def plan(call: Call) -> Transfer:
     if src_size != dst_size or call.src_dtype.name != call.dst_dtype.name:
         depends.append(units.depends_on.get(UnitsCondition.MIXED_DTYPES))
     src_pitch, dst_pitch = _pitches(call, units)
-    depends = tuple(rule for rule in depends if rule)
+    depends_on = tuple(rule for rule in depends if rule)
     if src_pitch % src_size == 0 and dst_pitch % dst_size == 0:   # always, with the spec's units
         grid = Grid((block_count, elements), 0, (src_pitch // src_size, 1), 0, (dst_pitch // dst_size, 1))
-        return Transfer(depends_on=depends, grid=grid)
+        return Transfer(depends_on=depends_on, grid=grid)
     bursts = np.arange(block_count, dtype=np.int64)
     within = np.arange(elements, dtype=np.int64)
     return Transfer(
         src_elements=((bursts * src_pitch // src_size)[:, None] + within).ravel(),
         dst_elements=((bursts * dst_pitch // dst_size)[:, None] + within).ravel(),
-        depends_on=depends)
+        depends_on=depends_on)
 
 
 def locate(call: Call, dst_element: int) -> str:

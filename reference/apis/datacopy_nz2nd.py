@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule

@@ -11,7 +11,7 @@ from typing import Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
@@ -50,7 +50,7 @@ def plan(call: Call) -> Transfer:
     params, size = call.params, call.src_dtype.size
     fractal = call.api.constant("fractal_bytes") // size
     repeats = params["repeatTimes"]
-    depends = ()
+    depends: tuple[str, ...] = ()
     ignored_by = call.api.dst_gap_ignored_by
     if ignored_by and call.spec.rule(ignored_by).applies_to(call.product.id):
         slot_pitch = 1

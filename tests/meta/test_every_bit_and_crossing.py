@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import pytest
 
+from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import gates, seeds
-from ascendc_conformance.runner.bits import BitWitnesses
-from ascendc_conformance.runner.session import CheckRecord, RunSession, RunSettings
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
-from ascendc_conformance.strategies.bits import selection_bits
+from ascendc_conformance.strategies.bit_reach import selection_bits
 from ascendc_conformance.strategies.crossings import crossing_table
 from ascendc_conformance.strategies.sample import draw
 from ascendc_conformance.strategies.boundaries import Boundary
@@ -55,21 +58,22 @@ def _far(row, extensions) -> set[int]:
 def reached(request) -> tuple[str, dict, dict]:
     """(the target's announced extensions, (API, field) -> bits witnessed, (API, quantity) -> widths crossed)."""
     target, extensions = TARGETS[request.param]
-    with pytest.MonkeyPatch.context() as patch:   # no memory images: a token per region instead of its bytes
-        patch.setattr(layout, "filled_text", lambda fill, address: f"{fill.seed}:{fill.size}:{address}")
-        session = RunSession(RunSettings(target=target, profile="ci"))
+    with pytest.MonkeyPatch.context() as patch:   # no memory images: no bytes in any region
+        patch.setattr(layout, "filled_bytes", lambda fill, address: b"")
+        session = RunSession(RunSettings(target=target, profile="ci"), SPEC)
         witnesses = BitWitnesses(SPEC, SPEC.seed_reading)
         bits: dict = {}
         crossed: dict = {}
+        legal = Result.ok({})
 
-        def note(case: dict) -> None:
-            witnesses.note(bits, case, {"status": "ok"})
-            witnesses.note_crossings(crossed, case, {"status": "ok"})
+        def note(case: Case) -> None:
+            witnesses.note(bits, case, legal)
+            witnesses.note_crossings(crossed, case, legal)
 
         # legal tests draw a far case only with an extension (a far slice in sparse-memory), never a large region
         legal_apis, fields = _unbounded_apis() if extensions else set(), _far_fields()
         try:
-            for test_id, kind, item in session.tests(TestKind.BOUNDARY, TestKind.LEGAL):
+            for test_id, kind, item in session.selection.tests(TestKind.BOUNDARY, TestKind.LEGAL):
                 if kind is TestKind.LEGAL and item.api not in legal_apis:
                     continue
                 if isinstance(item, Boundary) and (item.rule.api, item.rule.field) not in fields:
@@ -79,7 +83,7 @@ def reached(request) -> tuple[str, dict, dict]:
                     plan = gates.plan(session, record, item)
                 except pytest.skip.Exception:
                     continue
-                draw(plan.strategy, session.budget(test_id, kind), seeds.test_seed(RUN_SEED, test_id), note)
+                draw(plan.strategy, session.selection.budget(test_id, kind), seeds.test_seed(RUN_SEED, test_id), note)
         finally:
             session.close()
     flat_bits = {(api, field): found for api, fields in bits.items() for field, found in fields.items()}

@@ -3,8 +3,9 @@ many GM regions (layout), the heavy tests' paths per target (strategies.pinned),
 regions, the decoded-text cache's bound, and the untested statement's reasons (reports.untested)."""
 from __future__ import annotations
 
-import base64
+import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -13,10 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ascendc_conformance import reference
-from ascendc_conformance.format import case as case_format
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.case import Case, Operand
-from ascendc_conformance.format.fill import Fill, filled_text
+from ascendc_conformance.format.case import Case, Operand, Region, Result
+from ascendc_conformance.format.fill import Fill, filled_bytes
 from ascendc_conformance.reference.crossings import crossings
 from ascendc_conformance.reports import load_results
 from ascendc_conformance.reports.coverage import build_coverage, certify
@@ -123,20 +123,29 @@ def test_a_crowded_case_has_a_region_per_burst():
 
 def test_a_replay_file_keeps_a_large_region_as_its_recipe(tmp_path: Path):
     size = 2 * 1024 * 1024
-    gm = filled_text(Fill(7, size), 0)
-    case = {"case_format": 1, "api": "LoadData2D", "product": "atlas-a2",
-            "src": {"position": "GM", "dtype": "half", "address": 0}, "dst": {"position": "A1", "dtype": "half", "address": 0},
-            "params": {"startIndex": 0, "repeatTimes": 2, "srcStride": 2048, "sid": 0, "dstGap": 0, "ifTranspose": False,
-                       "addrMode": 0},
-            "memory": {"GM": {"address": 0, "data": gm}, "L1": {"address": 0, "data": filled_text(Fill(8, 1088), 0)}}}
-    expected = reference.expect(case)
+    gm = filled_bytes(Fill(7, size), 0)
+    params = {"startIndex": 0, "repeatTimes": 2, "srcStride": 2048, "sid": 0, "dstGap": 0, "ifTranspose": False,
+              "addrMode": 0}
+    case = replace(_call("LoadData2D", ("GM", "half", 0), ("A1", "half", 0), params),
+                   memory=MappingProxyType({"GM": Region(0, gm), "L1": Region(0, filled_bytes(Fill(8, 1088), 0))}))
+    expected = reference.expect(case, SPEC)
     path = replay.save(tmp_path, "test_boundary[x]", case, expected, expected, {"outcome": "fail", "message": "m"}, "t")
     assert path.stat().st_size < 100_000
     saved = json.loads(path.read_text())
     assert saved["case"]["memory"]["GM"] == {"address": 0, "fill": {"seed": 7, "size": size, "half_nan_to_inf": False}}
-    assert set(saved["expected"]["memory"]["GM"]) == {"address", "size", "sha256"}
-    assert saved["expected"]["memory"]["L1"]["data"] == expected["memory"]["L1"]["data"]   # small: kept as it is
-    assert replay.load(path).case["memory"]["GM"]["data"] == gm
+    assert saved["expected"]["memory"]["GM"] == {"address": 0, "size": size,
+                                                 "sha256": hashlib.sha256(expected.memory["GM"].data).hexdigest()}
+    assert saved["expected"]["memory"]["L1"] == expected.to_json()["memory"]["L1"]   # small: kept as it is
+    assert replay.load(path).case == case
+
+
+def test_a_large_region_not_made_by_its_recipe_is_saved_as_its_bytes(tmp_path: Path):
+    """Only bytes the fill recipe made (the very object) are saved as a recipe: a region a target or a test
+    built itself keeps its bytes."""
+    made = filled_bytes(Fill(7, 2 * 1024 * 1024), 0)
+    case = replace(_bursts(2, 1), memory=MappingProxyType({"GM": Region(0, bytes(bytearray(made))), "VECOUT": Region(0, b"\1" * 64)}))
+    path = replay.save(tmp_path, "t", case, Result.error("m"), None, {"outcome": "error"}, "t")
+    assert "data" in json.loads(path.read_text())["case"]["memory"]["GM"]
 
 
 def test_a_replay_file_with_a_broken_recipe_is_one_error(tmp_path: Path):
@@ -144,15 +153,6 @@ def test_a_replay_file_with_a_broken_recipe_is_one_error(tmp_path: Path):
     path.write_text(json.dumps({"case": {"memory": {"GM": {"address": 0, "fill": {"seed": -1, "size": 4}}}}}))
     with pytest.raises(replay.ReplayError, match=r"memory.GM.fill is not a fill recipe"):
         replay.load(path)
-
-
-def test_the_decoded_texts_are_bounded_in_size(monkeypatch):
-    monkeypatch.setattr(case_format, "DECODED_CHARS", 4 * 1024 * 1024)
-    texts = [base64.b64encode(bytes([i]) * (1024 * 1024)).decode() for i in range(4)]
-    for text in texts:
-        case_format.decode_base64(text)
-    assert case_format._held[0] <= 4 * 1024 * 1024 and texts[0] not in case_format._decoded
-    assert case_format.decode_base64(texts[-1])[:1] == bytes([3])
 
 
 def _record(test_id: str, **fields) -> dict:
