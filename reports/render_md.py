@@ -3,7 +3,7 @@ bit coverage, disputed points, failures (message, diff, replay command), waivers
 GitHub-flavoured pipe tables."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from tabulate import tabulate
 
@@ -17,6 +17,11 @@ def _cell(value: object) -> str:
     """One table cell: no newlines, pipes escaped."""
     text = "" if value is None else str(value)
     return text.replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+
+
+def _section(title: str, intro: str, summary: str | None, rows: list[list[str]], columns: Sequence[str]) -> list[str]:
+    """A coverage table's section: its heading, what it shows, its summary line (if any) and the table."""
+    return [f"## {title}", "", intro, "", *([summary, ""] if summary else []), _table(rows, list(columns)), ""]
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
@@ -123,19 +128,15 @@ def render_md(doc: dict[str, Any]) -> str:
                           "rejected for another rule", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]
 
-    out += ["## Bit coverage", "", BITS_INTRO, ""]
-    if coverage.get("bits_summary"):
-        bits = coverage["bits_summary"]
-        out += [f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
-                f"{bits['fields']} fields complete.", ""]
-    out += [_table([row_cells(row) for row in coverage.get("bits", ())], list(BITS_COLUMNS)), ""]
-
-    out += ["## Derived offsets: crossings", "", CROSSINGS_INTRO, ""]
-    if coverage.get("crossings_summary"):
-        crossings = coverage["crossings_summary"]
-        out += [f"{crossings['crossed']} of {crossings['reachable']} reachable crossings made "
-                f"({crossings['crossings']} in all).", ""]
-    out += [_table([crossing_cells(row) for row in coverage.get("crossings", ())], list(CROSSINGS_COLUMNS)), ""]
+    bits, crossings = coverage.get("bits_summary"), coverage.get("crossings_summary")
+    out += _section("Bit coverage", BITS_INTRO,
+                    f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
+                    f"{bits['fields']} fields complete." if bits else None,
+                    [row_cells(row) for row in coverage.get("bits", ())], BITS_COLUMNS)
+    out += _section("Derived offsets: crossings", CROSSINGS_INTRO,
+                    f"{crossings['crossed']} of {crossings['reachable']} reachable crossings made "
+                    f"({crossings['crossings']} in all)." if crossings else None,
+                    [crossing_cells(row) for row in coverage.get("crossings", ())], CROSSINGS_COLUMNS)
 
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
     out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]
