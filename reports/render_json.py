@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import ascendc_conformance
+from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
-from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
+from ascendc_conformance.reports.model import RunResults, TestResult, thaw
 import jsonschema
 
 from ascendc_conformance.format.outcome import Outcome
@@ -93,7 +94,8 @@ def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
     return [{"cause": thaw(entry["cause"]), "verdict": entry["verdict"], "message": entry["message"],
              "diff_text": diff_text(entry.get("diff")), "replay": _replay_for(entry.get("replay"), test, report_dir),
              "replay_command": entry.get("replay_command"), "case": thaw(entry.get("case")),
-             "params": format_params(entry.get("case")), "cases": entry.get("cases", 0)} for entry in test.causes]
+             "params": format_params(entry.get("case")), "cases": entry.get("cases", 0),
+             "known": bool(entry.get("known"))} for entry in test.causes]
 
 
 def failure_groups(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -108,7 +110,7 @@ def failure_groups(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
         test, smallest = min(members, key=lambda m: (_size(m[1].get("case")), m[0]["test_id"]))
         routes = sorted({(m[1].get("case") or {}).get("route") or m[0].get("route") or "" for m in members} - {""})
         out.append({"cause": smallest["cause"], "count": len(members), "tests": [m[0]["test_id"] for m in members],
-                    "routes": routes,
+                    "routes": routes, "known": bool(smallest.get("known")),
                     "smallest": {"test_id": test["test_id"],
                                  **{key: smallest.get(key) for key in ("params", "message", "replay", "replay_command")}}})
     return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
@@ -117,7 +119,7 @@ def failure_groups(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _summary(test: TestResult) -> dict[str, Any]:
     """A passing test, as report.json lists it without --report-details."""
     return {"test_id": test.test_id, "kind": test.kind, "verdict": test.verdict, "counts": thaw(test.counts),
-            "cases": test.cases, "api": test.api}
+            "cases": test.cases, "api": test.api, "duration_s": test.duration_s}
 
 
 def _cell(cell: dict[str, Any], details: bool) -> dict[str, Any]:
@@ -163,7 +165,8 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
     report_dir = Path(report_dir) if report_dir is not None else None
     coverage = coverage or build_coverage(results, spec)
     certification = certify(results, coverage)
-    failures = [_failure(t, report_dir) for t in results.tests if t.verdict in FAILURE_VERDICTS]
+    # every test that failed, a known one (failing only with causes of the baseline) included
+    failures = [_failure(t, report_dir) for t in results.tests if t.failing_causes]
     kinds = (TestKind.LEGAL, TestKind.BOUNDARY, TestKind.ILLEGAL)   # smoke failures come last: a full test repeats them
     failures.sort(key=lambda f: (kinds.index(f["kind"]) if f["kind"] in kinds else len(kinds), f["test_id"]))
     notes = list(results.notes) + list(coverage.notes)
@@ -193,6 +196,7 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
         "failures": failures,
         "failure_groups": failure_groups(failures),
         "waivers": _waivers(results),
+        "baseline": baseline.to_json() if (baseline := against_baseline(results)) is not None else None,
         "tests": [test.to_json() if details or test.verdict is not Outcome.PASS else _summary(test)
                   for test in results.tests],
         "duplicates": list(results.duplicates),

@@ -1,20 +1,24 @@
-"""The verdict line at the end of every run: what the certification statement will say, in two lines.
+"""The verdict line at the end of every run: what the certification statement will say, in a few lines.
 
-The run's terminal used to end with pytest's own tally ("16 failed, 56 passed, 264 skipped"), which lumps
-not-supported tests with skips and says nothing of conformance. The recorder asks for these lines when the
-run ends (with or without a report directory): the outcome as the certification states it, the failing tests
-and their distinct causes, what passed, was not supported or was skipped, the reading and profile, where the
-report is, and the replay command of the first cause; before them, how far its legal cases reached (field bits
-witnessed, crossings of derived offsets made) and what reachable it left untested, and why (reports.untested).
+The recorder asks for these lines when the run ends (with or without a report directory): the outcome as the
+certification states it, the failing tests and their distinct new causes, the other tests counted under their
+verdict's word (passed, disputed, waived, known, flaky under --allow-flaky, not supported, skipped: the words
+pytest's own summary counts the conformance tests under too), the reading and profile, where the report is;
+with a baseline, its known, new, fixed and not re-checked causes; and the replay command of the first cause.
+The hints name the options of the entry point the run came from (`--report` or `--ascendc-report`). Before
+them, how far its legal cases reached (field bits witnessed, crossings of derived offsets made) and what
+reachable it left untested, and why (reports.untested).
 """
 from __future__ import annotations
 
 import datetime
+from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, params_size
+from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.crossings import crossings_summary
@@ -24,20 +28,18 @@ from ascendc_conformance.runner.progress import PREFIX
 from ascendc_conformance.spec.model import Spec
 
 
-TALLY = ((Outcome.PASS, "passed"), (Outcome.DISPUTED, "disputed"), (Outcome.WAIVED, "waived"),
-         (Outcome.NOT_SUPPORTED, "not supported"), (Outcome.SKIPPED, "skipped"))
-"""The verdicts of the tests that did not fail, as the line names them: not-supported apart from skipped."""
-
-
 def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], exit_status: int,
                   report_dir: Path | None, *, spec: Spec) -> list[str]:
-    """The verdict of a run from its run record and test records (results.jsonl's shapes)."""
+    """The verdict of a run from its run record and test records (results.jsonl's shapes). The tests that did not
+    fail are counted under their verdict's word (Outcome.tally), as pytest's own summary counts them; a test
+    failing only with causes of the baseline is `known`, and the line says when no new failure is why the run
+    passes, or a stale baseline (--strict-baseline) why it fails."""
     end = {"record": "end", "exit_status": exit_status,
            "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
     coverage = build_coverage(results, spec)
     certification = certify(results, coverage)
-    failing = [test for test in results.tests if test.is_failure]
+    failing = [test for test in results.tests if results.fails_run(test)]
     causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
     for test in failing:
         cause = test.cause
@@ -45,14 +47,24 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
         entries = test.causes or ({"cause": cause.to_json(), "replay_command": test.replay_command,
                                    "case": test.case},)
         for entry in entries:
+            if entry.get("known"):
+                continue
             label = Cause.from_json(entry["cause"]).label
             size = params_size((entry.get("case") or {}).get("params"))
             if label not in causes or size < causes[label][0]:
                 causes[label] = (size, entry.get("replay_command"))
-    tally = {words: sum(test.verdict is outcome for test in results.tests) for outcome, words in TALLY}
-    others = "; ".join(f"{n} {words}" for words, n in tally.items() if n)
+    tally = Counter(test.verdict.tally(results.allows_flaky) for test in results.tests if not results.fails_run(test))
+    order = [outcome.tally(results.allows_flaky) for outcome in Outcome]   # passed first, then worst first
+    others = "; ".join(f"{tally[word]} {word}" for word in sorted(tally, key=lambda w: (w != "passed", order.index(w))))
     scope = "a certification run" if certification.is_certification else "not a certification run"
-    where = f"report {report_dir}" if report_dir is not None else "no report (--report DIR keeps one)"
+    flag = results.flag
+    where = f"report {report_dir}" if report_dir is not None else f"no report ({flag('report')} DIR keeps one)"
+    baseline = against_baseline(results)
+    qualifier = ""
+    if baseline is not None and not failing and certification.known_tests:
+        qualifier += ", NO NEW FAILURE"
+    if baseline is not None and baseline.stale:
+        qualifier += ", BASELINE STALE"
     lines = [_reach_line(coverage)]
     if certification.untested:
         shown = certification.untested[:UNTESTED_SHOWN]
@@ -60,13 +72,15 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
         lines.append(f"{PREFIX} untested: " + "; ".join(entry.text for entry in shown)
                      + (f"; and {more} more (the report's statement lists them)" if more else ""))
     untested = f" ({untested_summary(certification.untested)})" if certification.untested else ""
-    lines.append(f"{PREFIX} VERDICT: {certification.outcome.upper()}{untested} — {len(failing)} failing test(s), "
-                 f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
-                 f"{results.profile} ({scope}); {where}")
+    lines.append(f"{PREFIX} VERDICT: {certification.outcome.upper()}{untested}{qualifier} — {len(failing)} failing "
+                 f"test(s), {len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; "
+                 f"profile {results.profile} ({scope}); {where}")
+    if baseline is not None:
+        lines.append(f"{PREFIX} {baseline.summary}")
     if causes:
         label, (_, replay) = next(iter(causes.items()))
         lines.append(f"{PREFIX} first cause: {label}; its smallest case: "
-                     + (replay or "no replay file (--report DIR saves one per cause)"))
+                     + (replay or f"no replay file ({flag('report')} DIR saves one per cause)"))
     return lines
 
 

@@ -19,6 +19,13 @@ HEAVY_CASES = {"quick": 1, "ci": 2, "full": 10}
 """Cases per profile of a test whose every case is heavy (strategies.pinned: a GM region of tens of MiB, or
 thousands of GM regions), instead of PROFILES: each such case costs 0.1 to 0.7 s (docs/bits-and-offsets.md)."""
 
+RESENDS = 2
+"""How many more times a case the target failed is sent before the failure is reported (in a profile run and a
+pack run alike): an answer that changes makes the verdict `flaky` (runner.flakes)."""
+
+RESENDS_AFTER_LOSS = 1
+"""How many more times a case the target timed out or crashed on is sent: each try costs a timeout or a restart."""
+
 SMOKE_CASES = 2
 """Cases of one smoke test (never shrunk): the simplest one, and one drawn like every other case."""
 

@@ -22,7 +22,7 @@ One JSON object per line, discriminated by "record":
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
-               "replay_command": str|null, "case": {case_summary}, "cases": n}, ...],
+               "replay_command": str|null, "case": {case_summary}, "cases": n, "known": bool}, ...],
    "bits": {"<API>": {"<field>": [bit, ...]}},   (optional: the bits of the parameters its legal cases witnessed
    first in their process, reference.bit_witness; a record without it witnessed none)
    "crossings": {"<API>": {"<derived quantity>": [width, ...]}}}   (optional: the widths 2^width its legal cases'
@@ -34,9 +34,11 @@ One JSON object per line, discriminated by "record":
 `read` checks every line as it reads it (format.bounded: strict JSON of at most MAX_RECORD_BYTES) against
 schema/results-v1.schema.json: the types of every field above, a known profile, verdict and skip reason.
 
-Outcomes are those of ascendc_conformance.judge.verdict (pass, fail, missed-reject, false-reject, error, timeout, crashed,
-not-supported, waived, disputed) plus "skipped" for tests that did not run (e.g. a legal boundary no path can
-reach under the product's capacities: skipped_reason says "unreachable: ...").
+Outcomes are those of ascendc_conformance.format.outcome: a case's (pass, fail, missed-reject, wrong-rule,
+false-reject, flaky, error, timeout, crashed, not-supported, waived, disputed), plus "known" for a test failing
+only with causes the run's baseline holds (each such cause says `"known": true`) and "skipped" for tests that
+did not run (e.g. a legal boundary no path can reach under the product's capacities: skipped_reason says
+"unreachable: ...").
 """
 from __future__ import annotations
 
@@ -131,8 +133,9 @@ class Cause:
     where the misplaced bytes start), or instead the misread field that explains the whole wrong copy
     (judge.misread), the rules a false rejection named, the rule an illegal test's call breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
     cause), not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
-    classes a case happens to show. A test records each of its causes; the reports group failures by cause; a
-    run shrinks only the first failure of each cause (its `shrink_key`). `route` stays in the record's JSON,
+    classes a case happens to show; a flaky failure's cause is its API alone. A test records each of its causes;
+    the reports group failures by cause; a run shrinks only the first failure of each cause (its `shrink_key`);
+    a baseline and `report --compare` match causes by their `key`. `route` stays in the record's JSON,
     empty, for readers of the first format."""
 
     api: str
@@ -150,6 +153,8 @@ class Cause:
         answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests); `misread`
         the misread field that explains a wrong copy (judge.misread), which tells two such bugs apart."""
         case, diff = case or {}, diff or {}
+        if verdict is Outcome.FLAKY:   # what a changing answer got wrong is chance: the API is the cause
+            return cls(api=case.get("api") or "", route="", verdict=verdict)
         runs = diff.get("runs") or ()
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
         named = ""
@@ -160,6 +165,13 @@ class Cause:
         # a misread field explains the whole wrong copy: which class its first differing run has is incidental
         return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class="" if misread else primary,
                    named=named, rule=fault_rule or "", misread=misread)
+
+    @property
+    def key(self) -> str:
+        """What a baseline matches this cause by (runner.baseline): the API, the verdict, the rule an illegal call
+        breaks and what tells the behaviour apart (the diff's first class or the misread field, the rules a false
+        rejection named); never a test id, a route or a seed, which change from run to run while the bug stays."""
+        return "|".join((self.api, self.verdict.value, self.rule, self.diff_class, self.misread, self.named))
 
     @property
     def shrink_key(self) -> tuple[str, Outcome, str, str, str]:
@@ -175,7 +187,8 @@ class Cause:
 
     def to_json(self) -> dict[str, str]:
         return {"api": self.api, "route": self.route, "verdict": self.verdict.value, "diff_class": self.diff_class,
-                "named": self.named, "rule": self.rule, "misread": self.misread, "label": self.label}
+                "named": self.named, "rule": self.rule, "misread": self.misread, "label": self.label,
+                "key": self.key}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Cause":
@@ -254,14 +267,21 @@ class TestRecord:
     @property
     def cause(self) -> Cause | None:
         """What the (first) failure is about; None for a test that did not fail."""
-        if not self.verdict.is_failure:
-            return None
+        causes = self.failing_causes
+        return causes[0] if causes else None
+
+    @property
+    def failing_causes(self) -> tuple[Cause, ...]:
+        """Every cause the test failed with, worst first (a known test's too: failures a baseline holds)."""
+        if not (self.verdict.is_failure or self.verdict is Outcome.KNOWN):
+            return ()
         if self.causes:
-            return Cause.from_json(self.causes[0]["cause"])
+            return tuple(Cause.from_json(entry["cause"]) for entry in self.causes)
         case = dict(self.case or {})   # a record written before causes were recorded
         case.setdefault("api", self.api)
         case["route"] = case.get("route") or self.route
-        return Cause.of(self.verdict, case, self.diff, fault_rule=self.rule if self.kind is TestKind.ILLEGAL else None)
+        fault_rule = self.rule if self.kind is TestKind.ILLEGAL else None
+        return (Cause.of(self.verdict, case, self.diff, fault_rule=fault_rule),)
 
     def to_json(self) -> dict[str, Any]:
         record = {"record": "test"}
