@@ -5,7 +5,7 @@ form, range, multiple and alignment, memory bounds and capacity, moving the byte
 parameter has an effect) is generic. What differs per API is in its module: how the parameters turn into element
 indices (`plan`), the API's relation rules (`RELATIONS`, keyed by the `check` names its spec file uses), how a
 destination element is named in a diff (`locate`), and how one bit of a parameter is cleared so that the call
-stays legal (`bit_flips`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
+stays legal (`bit_flips`), and the byte offsets its calls compute (`derived`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
 """
 from __future__ import annotations
 
@@ -48,6 +48,12 @@ class ApiReference(Protocol):
         legality ties to the field moved along (a slice's endIndex with its startIndex); [] where the bit is
         not set. reference.bit_witness judges each one: a legal call that moves other bytes witnesses the bit.
         `reference.bit_witness.scalar_flips` does it for plain parameters."""
+
+    def derived(self, call: Call) -> Mapping[str, int]:
+        """The largest value each derived quantity of the API (spec/<api>.yaml `derived`: a burst's, a fractal's,
+        a slice element's or a row's byte offset from its operand's start) takes over the accesses of `call`,
+        by the quantity's name; a quantity the call's form does not compute (or a call that moves nothing) is
+        left out. reference.crossings compares it with 2^width for each of the quantity's widths."""
 
 
 def module_for(api: Api) -> ApiReference:

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 from ascendc_conformance.reports.model import RunResults
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.bit_reach import selection_bits
+from ascendc_conformance.strategies.ways import through_large
 
 BITS_INTRO = ("Per field, the bits the run's legal cases witnessed (the bit set, and clearing it gives another legal "
               "call that moves other bytes) of the bits some legal call of the selected products can witness; a field "
@@ -31,6 +32,7 @@ class BitRow:
     effective: tuple[int, ...]         # bits the run's legal cases witnessed
     needs_extension: Mapping[int, str]   # reachable bit -> the case-format extension its calls need
     unreachable: Mapping[int, str]       # bit -> why no legal call of the selection witnesses it
+    large_region: tuple[int, ...] = ()   # reachable bits whose calls need no extension but a large GM region
 
     @property
     def missing(self) -> tuple[int, ...]:
@@ -44,6 +46,7 @@ class BitRow:
         return {"api": self.api, "field": self.field, "documented": self.documented,
                 "reachable": list(self.reachable), "effective": list(self.effective), "missing": list(self.missing),
                 "summary": self.summary, "needs_extension": {str(bit): ext for bit, ext in self.needs_extension.items()},
+                "large_region": list(self.large_region),
                 "unreachable": [{"bits": bits, "reason": reason} for bits, reason in reach_groups(self.unreachable)]}
 
 
@@ -58,8 +61,10 @@ def bit_rows(results: RunResults, spec: Spec, products: Iterable[str], apis: Ite
     for entry in selection_bits(spec, products, apis):
         rows.append(BitRow(api=entry.api, field=entry.field, documented=len(entry.documented),
                            reachable=tuple(entry.reachable), effective=tuple(sorted(witnessed.get((entry.api, entry.field), ()))),
-                           needs_extension=MappingProxyType({bit: ext for bit, ext in entry.reachable.items() if ext}),
-                           unreachable=entry.unreachable))
+                           needs_extension=MappingProxyType({bit: entry.needs(bit) for bit in entry.reachable
+                                                             if entry.needs(bit)}),
+                           unreachable=entry.unreachable,
+                           large_region=tuple(bit for bit, ways in entry.reachable.items() if through_large(ways))))
     return tuple(rows)
 
 
@@ -106,5 +111,7 @@ def row_cells(row: dict[str, Any]) -> list[str]:
     extensions = sorted({needs[bit] for bit in row["missing"] if bit in needs})
     if extensions:
         missing += f" (calls need {', '.join(extensions)})"
+    if set(row["missing"]) & set(row.get("large_region", ())):
+        missing += " (calls need a large GM region)"
     unreachable = "; ".join(f"{bit_ranges(group['bits'])}: {group['reason']}" for group in row["unreachable"]) or "–"
     return [row["api"], row["field"], str(row["documented"]), row["summary"], missing, unreachable]

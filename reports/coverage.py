@@ -16,6 +16,9 @@ certification statement.
   tests saw only such cases is not covered, its reason the word of its masking ("masked by a false rejection").
 - `bits`: per field of every selected API, the bits the run's legal cases witnessed against the bits some legal
   call can witness, with why the others cannot (reports.bit_table).
+- `crossings`: per derived byte offset of every selected API and width at which it overflows, whether the run's
+  legal cases crossed it, whether a legal call can, and why not (reports.crossings).
+- `untested`: the reachable bits and crossings the run left untested, each with why (reports.untested).
 - `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
   cases that tell them apart (counts per reading and "none", one example's params each, a one-word summary),
   with the point's default, alternatives and the alternatives the reference cannot compute (and why).
@@ -38,6 +41,8 @@ from ascendc_conformance.format.outcome import Outcome, Shown, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import BitRow, bit_rows
+from ascendc_conformance.reports.crossings import CrossingRow, crossing_rows
+from ascendc_conformance.reports.untested import Untested, summary as untested_summary, untested
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.format.results import TestKind, thaw
 from ascendc_conformance.format.tags import Tag, TagKind
@@ -193,6 +198,8 @@ class Coverage:
     cases: Mapping[str, int]
     notes: tuple[str, ...] = ()
     bits: tuple[BitRow, ...] = ()       # bit coverage per field of every selected API (reports.bit_table)
+    crossings: tuple[CrossingRow, ...] = ()   # crossings of derived offsets (reports.crossings)
+    untested: tuple[Untested, ...] = ()       # reachable bits and crossings left untested (reports.untested)
 
     def cells_of(self, product: str) -> tuple[Cell, ...]:
         return tuple(c for c in self.cells if c.product == product)
@@ -264,7 +271,9 @@ def build_coverage(results: RunResults, spec: Spec) -> Coverage:
     return Coverage(products=all_products, selected_products=selected_products, selected_apis=selected_apis,
                     cells=tuple(cells), rules=tuple(rules), disputes=tuple(disputes),
                     verdicts=MappingProxyType(results.verdict_counts()), cases=MappingProxyType(results.case_counts()),
-                    notes=tuple(notes), bits=bit_rows(results, spec, selected_products, selected_apis))
+                    notes=tuple(notes), bits=bit_rows(results, spec, selected_products, selected_apis),
+                    crossings=crossing_rows(results, spec, selected_products, selected_apis),
+                    untested=untested(results, spec, selected_products, selected_apis))
 
 
 def _resolve_products(spec: Spec, names: Iterable[str], notes: list[str]) -> tuple[str, ...]:
@@ -487,6 +496,9 @@ UNTESTED_WITHOUT_INT64 = ("Untested: GM address bits 53-63. The target's hello d
 
 CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
+# conforms, but reachable field bits or crossings of derived offsets went untested (reports.untested): never plain
+CONFORMS_ON_RUN = "conforms on what was run"
+CONFORMS_WITHIN_ON_RUN = "conforms within declared limits, on what was run"
 EXIT_STATUSES = {ExitCode.FAILED: "pytest saw a failure the results do not record: a test that errored inside the "
                                   "suite, or an xdist worker that crashed",
                  2: "interrupted (a run before exit code 130)",
@@ -510,7 +522,7 @@ class Certification:
     products: tuple[str, ...]        # selected products with at least one legal test that ran
     apis: tuple[str, ...]            # selected APIs with at least one legal test that ran
     unsupported: tuple[str, ...]     # "product/API" pairs the target's hello excludes wholly (no path covered)
-    outcome: str                     # CONFORMS, CONFORMS_WITHIN, DOES_NOT_CONFORM or INCOMPLETE
+    outcome: str                     # CONFORMS, CONFORMS_WITHIN (, ..._ON_RUN), DOES_NOT_CONFORM or INCOMPLETE
     is_certification: bool
     summary: str                     # one sentence on the outcome
     scope: str                       # "This is a certification run ..." / "This is not a certification run ..."
@@ -524,6 +536,7 @@ class Certification:
     checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
     type_enforced: int = 0                      # fault tests not sent to it as typed
     pack: str | None = None                     # the id of the certification pack the cases came from
+    untested: tuple[Untested, ...] = ()         # reachable field bits and crossings the run left untested, and why
     exact_int64: bool = True                    # it announces that it reads 64-bit integers exactly (int64)
     known_tests: int = 0                        # tests failing only with causes of the run's baseline
 
@@ -556,6 +569,7 @@ class Certification:
                                                   "case's regions: the harness rule Memory-bounds was not tested",)),
                 *(() if self.exact_int64 else (UNTESTED_WITHOUT_INT64,)),
                 f"Outcome: {self.outcome}. {self.summary}",
+                *(f"Untested: {entry.text}" for entry in self.untested),
                 self.scope,
                 *self.remarks)
 
@@ -573,7 +587,8 @@ class Certification:
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
                 "cases": self.cases, "declared_limits": [thaw(limit) for limit in self.declared_limits],
                 "typed": self.typed, "checks_regions": self.checks_regions, "type_enforced": self.type_enforced,
-                "pack": self.pack, "exact_int64": self.exact_int64, "known_tests": self.known_tests, "text": self.text}
+                "pack": self.pack, "exact_int64": self.exact_int64, "known_tests": self.known_tests,
+                "untested": [entry.to_json() for entry in self.untested], "text": self.text}
 
 
 def certify(results: RunResults, coverage: Coverage) -> Certification:
@@ -633,6 +648,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                    f" ({EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
     else:
         outcome = CONFORMS_WITHIN if results.declared_limits else CONFORMS
+        if coverage.untested:
+            outcome = CONFORMS_WITHIN_ON_RUN if results.declared_limits else CONFORMS_ON_RUN
         summary = f"No failure verdict in {tests} tests ({cases} cases)."
         if results.declared_limits:
             summary += (f" Within the {len(results.declared_limits)} limit(s) the target declares, stricter than the "
@@ -644,6 +661,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     unchecked = not_certified_words(results)
     if unchecked:
         summary += f" {unchecked}"
+    if coverage.untested:
+        summary += f" {untested_summary(coverage.untested).capitalize()}, each listed below with why."
     profile = results.profile
     if results.killed:
         is_certification = False
@@ -706,7 +725,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          checks_regions=results.limits.checks_regions,
                          type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests),
                          pack=results.pack["id"] if results.pack else None,
-                         exact_int64=INT64 in (results.hello.get("extensions") or ()), known_tests=len(known))
+                         exact_int64=INT64 in (results.hello.get("extensions") or ()), known_tests=len(known),
+                         untested=coverage.untested)
 
 
 def not_certified_words(results: RunResults) -> str:

@@ -6,10 +6,10 @@ the statement), heatmap (one table per product of the spec, rows API + route, co
 the worst verdict; the selected products first, the others folded in a <details> `heatmap-unselected`), failures
 (an index linking to `failure-<n>`, each a <details> with its diff and replay command, the first FAILURES_OPEN
 unfolded), baseline (with `run --baseline`: every cause new, known, fixed or not re-checked), rules (rows
-`rule-<id>`), bits (the bit coverage, rows `bits-<API>-<field>`), disputed, waivers (`waivers-used`,
-`waivers-unmatched`), totals, run, and notes when there are any. Every value is HTML-escaped (Jinja's autoescape),
-and control characters (of a target's text) are written as escapes (format.text): none reaches a terminal that
-shows the file.
+`rule-<id>`), bits (the bit coverage, rows `bits-<API>-<field>`), crossings (rows
+`crossings-<API>-<quantity>-2<width>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
+notes when there are any. Every value is HTML-escaped (Jinja's autoescape), and control characters (of a target's
+text) are written as escapes (format.text): none reaches a terminal that shows the file.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import jinja2
 
 from ascendc_conformance.format.text import terminal
 from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.crossings import CROSSINGS_COLUMNS, CROSSINGS_INTRO, crossing_cells
 from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
                                                   matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER
@@ -53,4 +54,6 @@ def render_html(doc: dict[str, Any]) -> str:
         failure_anchor={f["test_id"]: f"failure-{index}" for index, f in enumerate(doc["failures"], start=1)},
         readings_intro=READINGS_INTRO, readings_columns=READINGS_COLUMNS, readings=reading_rows(coverage["disputed"]),
         bits_intro=BITS_INTRO, bits_columns=BITS_COLUMNS, bits=[row_cells(row) for row in coverage.get("bits", ())],
-        bits_summary=coverage.get("bits_summary")))
+        bits_summary=coverage.get("bits_summary"), crossings_intro=CROSSINGS_INTRO, crossings_columns=CROSSINGS_COLUMNS,
+        crossings=[crossing_cells(row) for row in coverage.get("crossings", ())],
+        crossings_summary=coverage.get("crossings_summary")))

@@ -19,6 +19,7 @@ from typing import Any
 import ascendc_conformance
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
+from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import RunResults, TestResult, thaw
 import jsonschema
@@ -190,6 +191,8 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
             "disputed": [row.to_json() for row in coverage.disputes],
             "bits_summary": bits_summary(coverage.bits),
             "bits": [row.to_json() for row in coverage.bits],
+            "crossings_summary": crossings_summary(coverage.crossings),
+            "crossings": [row.to_json() for row in coverage.crossings],
         },
         "failures": failures,
         "failure_groups": failure_groups(failures),

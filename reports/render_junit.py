@@ -9,7 +9,9 @@
 
 Every <testsuite>'s properties name the run's reading, its baseline and what it made of the run's causes, per disputed point which reading the target follows
 (`reading-followed:<point>`: the summary word, the counts, an example and what is not computed), and per field
-its bit coverage (`bits:<API>.<field>`: witnessed / reachable bits, the missing ones, the unreachable ones and why).
+its bit coverage (`bits:<API>.<field>`: witnessed / reachable bits, the missing ones, the unreachable ones and why),
+its crossings of derived offsets (`crossing:<API>.<quantity>=2^<width>`) and what the run left untested
+(`untested:<API>.<field or quantity>`, with why).
 
 Built with xml.etree (escaping done by it); control characters (e.g. of a target's stderr) are written as escapes
 and other characters XML 1.0 cannot hold replaced first.
@@ -24,6 +26,7 @@ from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.text import terminal
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.reports.bit_table import row_cells
+from ascendc_conformance.reports.crossings import crossing_cells
 from ascendc_conformance.reports.coverage import reading_rows
 
 KIND_ORDER = (TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)
@@ -89,6 +92,14 @@ def render_junit(doc: dict[str, Any]) -> str:
             ET.SubElement(properties, "property", name=xml_text(f"bits:{api}.{field}"),
                           value=xml_text(f"{summary} reachable bits witnessed (documented {documented}); missing: "
                                          f"{missing}; unreachable: {unreachable}"))
+        for row in doc["coverage"].get("crossings", ()):
+            api, quantity, operand, width, crossed, needs, unreachable = crossing_cells(row)
+            ET.SubElement(properties, "property", name=xml_text(f"crossing:{api}.{quantity}={width.replace(' B', '')}"),
+                          value=xml_text(f"crossed: {crossed} ({operand} offset reaching {width}); calls need: "
+                                         f"{needs}; unreachable: {unreachable}"))
+        for entry in doc["certification"].get("untested", ()):
+            ET.SubElement(properties, "property", name=xml_text(f"untested:{entry['api']}.{entry['name']}"),
+                          value=xml_text(entry["text"]))
         totals_of_suite: dict[str, float] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
             verdict = Outcome.parse(test["verdict"])

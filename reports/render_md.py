@@ -12,13 +12,14 @@ inside it, and control characters are written as escapes (format.text): a `<scri
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Sequence
 
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.text import terminal
 from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.crossings import CROSSINGS_COLUMNS, CROSSINGS_INTRO, crossing_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 
@@ -54,6 +55,11 @@ def _code(value: object, *, in_table: bool = False) -> str:
 def _cell(value: object) -> str:
     """One table cell: a Code value as a code span, anything else escaped."""
     return _code(value, in_table=True) if isinstance(value, Code) else _escape(value)
+
+
+def _section(title: str, intro: str, summary: str | None, rows: list[list[str]], columns: Sequence[str]) -> list[str]:
+    """A coverage table's section: its heading, what it shows, its summary line (if any) and the table."""
+    return [f"## {title}", "", intro, "", *([summary, ""] if summary else []), _table(rows, list(columns)), ""]
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
@@ -181,12 +187,15 @@ def render_md(doc: dict[str, Any]) -> str:
                           "rejected for another rule", "missed",
                           "other illegal outcomes", "coverage", "citation"]), ""]
 
-    out += ["## Bit coverage", "", BITS_INTRO, ""]
-    if coverage.get("bits_summary"):
-        bits = coverage["bits_summary"]
-        out += [f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
-                f"{bits['fields']} fields complete.", ""]
-    out += [_table([row_cells(row) for row in coverage.get("bits", ())], list(BITS_COLUMNS)), ""]
+    bits, crossings = coverage.get("bits_summary"), coverage.get("crossings_summary")
+    out += _section("Bit coverage", BITS_INTRO,
+                    f"{bits['effective']} of {bits['reachable']} reachable bits witnessed; {bits['complete']} of "
+                    f"{bits['fields']} fields complete." if bits else None,
+                    [row_cells(row) for row in coverage.get("bits", ())], BITS_COLUMNS)
+    out += _section("Derived offsets: crossings", CROSSINGS_INTRO,
+                    f"{crossings['crossed']} of {crossings['reachable']} reachable crossings made "
+                    f"({crossings['crossings']} in all)." if crossings else None,
+                    [crossing_cells(row) for row in coverage.get("crossings", ())], CROSSINGS_COLUMNS)
 
     out += ["## Disputed points: which reading the target follows", "", READINGS_INTRO, ""]
     out += [_table(reading_rows(coverage["disputed"]), list(READINGS_COLUMNS)), ""]

@@ -5,7 +5,9 @@ certification states it, the failing tests and their distinct new causes, the ot
 verdict's word (passed, disputed, waived, known, flaky under --allow-flaky, not supported, skipped: the words
 pytest's own summary counts the conformance tests under too), the reading and profile, where the report is;
 with a baseline, its known, new, fixed and not re-checked causes; and the replay command of the first cause.
-The hints name the options of the entry point the run came from (`--report` or `--ascendc-report`).
+The hints name the options of the entry point the run came from (`--report` or `--ascendc-report`). Before
+them, how far its legal cases reached (field bits witnessed, crossings of derived offsets made) and what
+reachable it left untested, and why (reports.untested).
 """
 from __future__ import annotations
 
@@ -17,8 +19,11 @@ from typing import Any, Mapping, Sequence
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, params_size
 from ascendc_conformance.reports.against_baseline import against_baseline
-from ascendc_conformance.reports.coverage import build_coverage, certify
+from ascendc_conformance.reports.bit_table import bits_summary
+from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
+from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.model import TestResult, results_of
+from ascendc_conformance.reports.untested import summary as untested_summary
 from ascendc_conformance.runner.progress import PREFIX
 from ascendc_conformance.spec.model import Spec
 
@@ -32,7 +37,8 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     end = {"record": "end", "exit_status": exit_status,
            "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
-    certification = certify(results, build_coverage(results, spec))
+    coverage = build_coverage(results, spec)
+    certification = certify(results, coverage)
     failing = [test for test in results.tests if results.fails_run(test)]
     causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
     for test in failing:
@@ -59,9 +65,16 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
         qualifier += ", NO NEW FAILURE"
     if baseline is not None and baseline.stale:
         qualifier += ", BASELINE STALE"
-    lines = [f"{PREFIX} VERDICT: {certification.outcome.upper()}{qualifier} — {len(failing)} failing test(s), "
-             f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
-             f"{results.profile} ({scope}); {where}"]
+    lines = [_reach_line(coverage)]
+    if certification.untested:
+        shown = certification.untested[:UNTESTED_SHOWN]
+        more = len(certification.untested) - len(shown)
+        lines.append(f"{PREFIX} untested: " + "; ".join(entry.text for entry in shown)
+                     + (f"; and {more} more (the report's statement lists them)" if more else ""))
+    untested = f" ({untested_summary(certification.untested)})" if certification.untested else ""
+    lines.append(f"{PREFIX} VERDICT: {certification.outcome.upper()}{untested}{qualifier} — {len(failing)} failing "
+                 f"test(s), {len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; "
+                 f"profile {results.profile} ({scope}); {where}")
     missed = results.not_certified
     if missed["rules"]:
         kinds = f"rule kind(s) {', '.join(missed['kinds'])}, " if missed["kinds"] else ""
@@ -74,3 +87,15 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
         lines.append(f"{PREFIX} first cause: {label}; its smallest case: "
                      + (replay or f"no replay file ({flag('report')} DIR saves one per cause)"))
     return lines
+
+
+UNTESTED_SHOWN = 8   # untested fields and quantities the terminal names (the report's statement names them all)
+
+
+def _reach_line(coverage: Coverage) -> str:
+    """How far the run's legal cases reached: field bits witnessed and crossings of derived offsets made."""
+    bits, crossings = bits_summary(coverage.bits), crossings_summary(coverage.crossings)
+    unreachable = sorted({f"{row.api} {row.quantity}" for row in coverage.crossings if not row.reachable})
+    return (f"{PREFIX} reach: {bits['effective']} of {bits['reachable']} reachable field bits witnessed; "
+            f"{crossings['crossed']} of {crossings['reachable']} reachable crossings of derived offsets made"
+            + (f" (unreachable: {', '.join(unreachable)})" if unreachable else ""))

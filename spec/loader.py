@@ -406,7 +406,18 @@ class _Builder:
         return model.Api(name, data["title"], _citation(data["citation"]), f.name, model.frozen_map(struct_fields),
                          model.frozen_map(forms),
                          tuple(paths), tuple(api_rules), model.frozen_map(semantics.get("constants")),
-                         tuple(units), semantics.get("dst_gap_ignored_by"))
+                         tuple(units), semantics.get("dst_gap_ignored_by"), self._derived(f, data.get("derived", [])))
+
+    def _derived(self, f: _File, entries: list[dict[str, Any]]) -> tuple[model.DerivedQuantity, ...]:
+        """The API's derived quantities (`derived`), each name once."""
+        found: dict[str, model.DerivedQuantity] = {}
+        for i, entry in enumerate(entries):
+            if entry["name"] in found:
+                self.issues.append(f.issue(("derived", i, "name"), f"derived quantity '{entry['name']}' is listed twice"))
+                continue
+            found[entry["name"]] = model.DerivedQuantity(entry["name"], entry["operand"], entry["description"],
+                                                         tuple(sorted(entry["widths"])), _citation(entry["citation"]))
+        return tuple(found.values())
 
     def _check_unique_paths(self, f: _File, paths: list[model.Path]) -> None:
         seen = set()

@@ -336,6 +336,26 @@ class TransferUnits:
 
 
 @dataclass(frozen=True)
+class DerivedQuantity:
+    """A byte offset an implementation computes from a call's parameters (spec/<api>.yaml `derived`): a burst's
+    or a fractal's start, a slice element's or a row's offset from the operand's start. Computed in too narrow
+    an integer before it is added to a 64-bit address, it wraps once it reaches 2^width bytes for one of
+    `widths` (2^31 signed, 2^32 unsigned): the boundary and reach tests make each legal call cross them where a
+    memory can hold it (reference.apis `derived` works the value out, strategies.apis `crossing_pins` asks for
+    it)."""
+
+    name: str                  # unique within the API: what reports and results.jsonl call it
+    operand: str               # "src" or "dst": whose offsets
+    description: str
+    widths: tuple[int, ...]    # the powers of two (bits) at which it commonly overflows
+    citation: Citation
+
+    def crossing(self, width: int) -> str:
+        """How a crossing of 2^width is written in test ids and reports: `dst-burst-start=2^32`."""
+        return f"{self.name}=2^{width}"
+
+
+@dataclass(frozen=True)
 class Api:
     name: str
     title: str
@@ -348,6 +368,7 @@ class Api:
     constants: Mapping[str, int]
     units: tuple[TransferUnits, ...] = ()
     dst_gap_ignored_by: str | None = None
+    derived: tuple[DerivedQuantity, ...] = ()   # the byte offsets its calls compute, with their overflow widths
 
     @property
     def module(self) -> str:

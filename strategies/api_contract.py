@@ -8,8 +8,9 @@ fits the product's memories (`draw_params`, `reachable`, `smallest_params`), whi
 (`footprint`), what a field needs to have an effect (`field_effect`: boundary tests pin it beside a bound,
 strategies.bit_reach beside a value with one bit set), and the edits that break its relation rules and draw the
 cases its disputed semantics decide (`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that
-strategies.faults turns into fault tests, and how a call breaking one of those rules is put right
-(`RELATION_TWINS`, `semantic_twin`: the counterfactual twins of strategies.twins).
+strategies.faults turns into fault tests, how a call breaking one of those rules is put right (`RELATION_TWINS`,
+`semantic_twin`: the counterfactual twins of strategies.twins), and the calls on which its derived byte offsets
+cross the widths at which they overflow (`crossing_pins`, strategies.crossings).
 `module_for(api)` finds the module of an API and checks it against the contract.
 """
 from __future__ import annotations
@@ -140,6 +141,12 @@ class ApiStrategies(Protocol):
     def semantic_faults(self, rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
         """For one of the API's `semantics` rules (a disputed point that decides what a legal call moves): plans
         of legal cases on which the readings of the point move different bytes. [] when none applies."""
+
+    def crossing_pins(self, ctx: PathContext, quantity: str, width: int) -> list[Mapping[str, int]]:
+        """For a derived quantity of the API (spec/<api>.yaml `derived`, by name), the pins (as `draw_params`
+        takes them) of the smallest calls of `ctx` on which it reaches 2^width bytes, one per way of getting
+        there (a slice far from its tensor start, or two slices far apart), memories disregarded: where they
+        fit, strategies.crossings checks on the reference. [] when ctx's form does not compute the quantity."""
 
 
 def module_for(api: Api) -> ApiStrategies:

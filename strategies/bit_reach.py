@@ -4,9 +4,10 @@ reports' bit coverage (the numerator is what a run's legal cases witnessed, refe
 A bit of a field is *reachable* when some path of the selection holds a legal call on which the bit is set, the
 field has an effect (`ApiStrategies.field_effect`: two bursts beside a gap…), and clearing the bit gives another
 legal call that moves other bytes — the reference decides that, on the smallest such call (`smallest_params`),
-placed at the lowest addresses its memories allow. A path may be drawn as it is, with its GM tensor start out of
-its region or with its GM accesses in several regions (boundaries.VARIANTS: the last two need a case-format
-extension, which the reachable bit then names). Every other bit is unreachable for a reason: the buffer its
+placed at the lowest addresses its memories allow. A path may be drawn in several ways (strategies.ways: as it
+is, with one large GM region, with its GM tensor start out of its region, with its GM accesses in several regions;
+the last two need a case-format extension): a reachable bit records every way in which some path witnesses it,
+so that the reports can say which targets can be sent it. Every other bit is unreachable for a reason: the buffer its
 smallest call overruns (as a boundary test's skip message says), no value with the bit set that clears to a
 legal one, or no path on which clearing it changes what a call moves.
 """
@@ -21,10 +22,10 @@ from ascendc_conformance.reference import bit_witness as reference_bits
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.boundaries import VARIANTS, shortfall
-from ascendc_conformance.strategies.cases import extensions_of
+from ascendc_conformance.strategies.boundaries import shortfall
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.legal import contexts, select_paths
+from ascendc_conformance.strategies.ways import BIT_WAYS, Way, needed
 
 NO_VALUE = "no documented value with the bit set clears to a legal one"
 NO_EFFECT = "clearing it changes what no legal call moves"
@@ -32,14 +33,18 @@ NO_EFFECT = "clearing it changes what no legal call moves"
 
 @dataclass(frozen=True)
 class FieldBits:
-    """The bits of one field of one API: `reachable` bit -> the case-format extension its witness needs ("" for
-    none), `unreachable` bit -> why no legal call of the selection witnesses it."""
+    """The bits of one field of one API: `reachable` bit -> the ways of drawing a path in which some legal call
+    witnesses it (strategies.ways), `unreachable` bit -> why no legal call of the selection witnesses it."""
 
     api: str
     field: str
     documented: tuple[int, ...]
-    reachable: Mapping[int, str]
+    reachable: Mapping[int, frozenset[Way]]
     unreachable: Mapping[int, str]
+
+    def needs(self, bit: int) -> str:
+        """The case-format extension(s) a witness of a reachable bit needs ("" for none)."""
+        return ", ".join(needed(self.reachable[bit]))
 
 
 def bit_value(floor: int, bit: int, step: int, high: int) -> int | None:
@@ -65,22 +70,33 @@ def probe_case(ctx: PathContext, params: dict[str, Any]) -> Case:
                 dst=Operand(ctx.dst, ctx.dst_dtype.name, addresses["dst"]))
 
 
-def witness(ctx: PathContext, field: str, bit: int) -> tuple[PathContext | None, str | Case]:
-    """The variant of `ctx` (VARIANTS) whose smallest call with `bit` of `field` set witnesses it, with that
-    call as a case; or (None, why not on this path: "" when it never fits, so that the caller says which buffer
-    it overruns)."""
-    module = module_for(ctx.api)
-    effect = module.field_effect(ctx, field)
+def bit_pins(ctx: PathContext, field: str, bit: int) -> dict[str, int] | str:
+    """The pins of the smallest call of `ctx` with `bit` of `field` set, with the other fields it needs to have
+    an effect; or why there is none (NO_EFFECT, NO_VALUE)."""
+    effect = module_for(ctx.api).field_effect(ctx, field)
     if effect is None:
-        return None, NO_EFFECT
+        return NO_EFFECT
     tracked = reference_bits.field(ctx.spec, ctx.api.name, field)
     value = bit_value(effect.floor, bit, ctx.field_multiple(field) if "." not in field else 1, tracked.high)
     if value is None:
-        return None, NO_VALUE
-    pins = {**effect.pins, field: value}
+        return NO_VALUE
+    return {**effect.pins, field: value}
+
+
+def witnessing(ctx: PathContext, field: str, bit: int, ways: Iterable[Way] = BIT_WAYS
+               ) -> tuple[dict[Way, Case], str]:
+    """Every way (of `ways`) in which the smallest call of `ctx` with `bit` of `field` set witnesses it, with
+    that call as a case; none, and why not on this path ("" when it never fits, so that the caller says which
+    buffer it overruns)."""
+    pins = bit_pins(ctx, field, bit)
+    if isinstance(pins, str):
+        return {}, pins
+    module = module_for(ctx.api)
+    found: dict[Way, Case] = {}
     fitted = False
-    for variant in filter(None, (make(ctx) for make in VARIANTS)):
-        if not module.reachable(variant, pins):
+    for way in ways:
+        variant = way.of(ctx)
+        if variant is None or not module.reachable(variant, pins):
             continue
         fitted = True
         params = module.smallest_params(variant, pins)
@@ -88,8 +104,17 @@ def witness(ctx: PathContext, field: str, bit: int) -> tuple[PathContext | None,
             continue
         case = probe_case(variant, params)
         if reference_bits.has_effect(case, ctx.spec, field, bit):
-            return variant, case
-    return None, NO_EFFECT if fitted else ""
+            found[way] = case
+    return found, "" if found or not fitted else NO_EFFECT
+
+
+def witness(ctx: PathContext, field: str, bit: int) -> tuple[PathContext | None, str | Case]:
+    """The first way of `ctx` (BIT_WAYS) whose smallest call with `bit` of `field` set witnesses it, as the
+    context drawn that way and that call as a case; or (None, why not on this path: "" when it never fits)."""
+    found, why = witnessing(ctx, field, bit)
+    for way, case in found.items():
+        return way.of(ctx), case
+    return None, why
 
 
 def field_bits(spec: Spec, api: str, ctxs: Iterable[PathContext]) -> list[FieldBits]:
@@ -99,29 +124,41 @@ def field_bits(spec: Spec, api: str, ctxs: Iterable[PathContext]) -> list[FieldB
         base = tracked.name.partition(".")[0]
         holders = _distinct([ctx for ctx in ctxs if ctx.api.name == api and base in ctx.api.forms[ctx.form].fields],
                             by_name=tracked.high == 1)   # a mode (a bool) may depend on the dtype itself
-        reachable: dict[int, str] = {}
+        reachable: dict[int, set[Way]] = {}
         reasons: dict[int, set[str]] = {}
         too_small: dict[int, list[PathContext]] = {}   # bit -> the paths its smallest call does not fit
         for ctx in holders:
             fitting = True   # a bigger value fits no better: past the first bit that does not fit, none does
             for bit in tracked.bits:
-                if bit in reachable:
+                missing = _sought(reachable.get(bit, set()))
+                if not missing:
                     continue
-                variant, why = witness(ctx, tracked.name, bit) if fitting else (None, "")
-                if variant is not None:   # `why` is then the witnessing case
-                    reachable[bit] = ",".join(sorted(extensions_of([variant])))
-                elif isinstance(why, str) and why:
+                ways, why = witnessing(ctx, tracked.name, bit, missing) if fitting else ({}, "")
+                if ways:
+                    reachable.setdefault(bit, set()).update(ways)
+                elif why:
                     reasons.setdefault(bit, set()).add(why)
-                else:
+                elif bit not in reachable:
                     fitting = False
                     too_small.setdefault(bit, []).append(ctx)
         unreachable = _unreachable(tracked, reachable, reasons, too_small)
-        found.append(FieldBits(api, tracked.name, tracked.bits, MappingProxyType(dict(sorted(reachable.items()))),
+        found.append(FieldBits(api, tracked.name, tracked.bits,
+                               MappingProxyType({bit: frozenset(ways) for bit, ways in sorted(reachable.items())}),
                                MappingProxyType(unreachable)))
     return found
 
 
-def _unreachable(tracked: reference_bits.BitField, reachable: Mapping[int, str], reasons: Mapping[int, set[str]],
+def _sought(found: set[Way]) -> list[Way]:
+    """The ways still worth looking for a bit in, given those found: none once it is plain (every target gets
+    it), only the plain one once a large region reaches it (every target gets it too)."""
+    if Way.PLAIN in found:
+        return []
+    if Way.LARGE in found:
+        return [Way.PLAIN]
+    return [way for way in BIT_WAYS if way not in found]
+
+
+def _unreachable(tracked: reference_bits.BitField, reachable: Mapping[int, set[Way]], reasons: Mapping[int, set[str]],
                  too_small: Mapping[int, list[PathContext]]) -> dict[int, str]:
     """Why each bit no path reaches is unreachable: the smallest overrun of a buffer where it never fits (the
     path of the smallest overrun of a run of such bits is the one shown for all of them), else the other
@@ -152,14 +189,22 @@ _SELECTIONS: dict[tuple[Any, ...], tuple[FieldBits, ...]] = {}   # (spec digest,
 def selection_bits(spec: Spec, products: Iterable[str] | None = None,
                    apis: Iterable[str] | None = None) -> tuple[FieldBits, ...]:
     """The bits of every tracked field of every API of the selection (every product and API by default)."""
-    products = tuple(sorted(products or ()))
-    apis = tuple(sorted(apis or ()))
+    products, apis = selection_key(spec, products, apis)
     key = (spec.digest, products, apis)
     if key not in _SELECTIONS:
         ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
         _SELECTIONS[key] = tuple(entry for api in spec.apis if not apis or api in apis
                                  for entry in field_bits(spec, api, ctxs))
     return _SELECTIONS[key]
+
+
+def selection_key(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
+                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A selection as a cache key: sorted product ids and APIs, () for all (every product named is all of them)."""
+    products = tuple(sorted({spec.product(name).id for name in products or ()}))
+    apis = tuple(sorted(set(apis or ())))
+    return (() if set(products) == {p.id for p in spec.products} else products,
+            () if set(apis) == set(spec.apis) else apis)
 
 
 def _distinct(ctxs: list[PathContext], by_name: bool = False) -> list[PathContext]:

@@ -18,6 +18,14 @@ from ascendc_conformance.spec.model import Api, Dtype, Field, Path, Product, Rul
 
 
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
+# One GM region of a "large" context spans up to this many bytes (no case-format extension needed): a target that
+# announces neither sparse-memory nor detached-tensor gets the top bits of gaps, strides and start indices this
+# way, in a bounded number of cases (docs/bits-and-offsets.md). 32 MiB holds LoadData2D's srcStride and startIndex
+# up to 65535 fractals and a 1-byte slice 2^25 - 32 elements from its start, and its base64 (45 MB) stays below the
+# exec protocol's 64-MiB answer line.
+LARGE_REGION_BYTES = 32 * 1024 * 1024
+SPARSE_REGIONS = 16      # GM regions one sparse case may have (case extension sparse-memory)
+CROWDED_REGIONS = 4097   # ... and one whose derived offsets cross 2^32 B (4095 bursts, one region each, a start)
 _NARROWED_RANGES: dict[tuple[str, str, str, str], tuple[int, int]] = {}   # see PathContext.field_range
 
 
@@ -43,6 +51,8 @@ class PathContext(ShortRepr):
     limits: Limits = Limits()               # what the target declares: legal draws stay within it
     sparse: bool = False                    # GM may have several regions (case extension sparse-memory)
     strict: bool = False                    # a pseudo-path: operands aligned as strictly as any API asks (faults)
+    large: bool = False                     # one GM region may span LARGE_REGION_BYTES (no extension needed)
+    regions: int = SPARSE_REGIONS           # GM regions a sparse case may have
     ijson: bool = False                     # every address below 2**53: the target lacks the int64 extension
 
     @classmethod
@@ -101,6 +111,16 @@ class PathContext(ShortRepr):
     def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
         return dataclasses.replace(self, sparse=True)
 
+    def crowding(self) -> "PathContext":
+        """The same path whose GM accesses may lie in up to CROWDED_REGIONS regions (sparse-memory): the thousands
+        of bursts or fractals megabytes apart whose derived offsets cross 2^31 or 2^32 bytes."""
+        return dataclasses.replace(self, sparse=True, regions=CROWDED_REGIONS)
+
+    def enlarging(self) -> "PathContext":
+        """The same path whose one GM region may span LARGE_REGION_BYTES: accesses megabytes apart, or far past
+        the tensor start, for a target that announces no case-format extension (each such case costs its span)."""
+        return dataclasses.replace(self, large=True)
+
     def within_ijson(self) -> "PathContext":
         """The same path with every address a case holds below 2**53 (IJSON_MAX): for a target that does not
         announce the int64 case extension, whose JSON reader (I-JSON) holds no larger integer exactly."""
@@ -158,11 +178,13 @@ class PathContext(ShortRepr):
         return min(end, IJSON_MAX) if self.ijson else end
 
     def span_limit(self, memory: str) -> int:
-        """The bytes one region of a generated case may span: the capacity, or the GM window."""
+        """The bytes one region of a generated case may span: the capacity, or the GM window (a large one)."""
         if self.unbounded:
             return UNBOUNDED[1]
         capacity = self.product.capacities.get(memory)
-        return capacity.bytes if capacity else self.spec.gm_window_bytes
+        if capacity:
+            return capacity.bytes
+        return LARGE_REGION_BYTES if self.large else self.spec.gm_window_bytes
 
     def rules(self) -> tuple[Rule, ...]:
         return self.spec.rules_for(self.api.name, self.product.id)

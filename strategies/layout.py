@@ -8,17 +8,18 @@ source bytes looks right, and some Hypothesis releases draw seed 0 for most of a
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
 from ascendc_conformance.format.case import Region, memory_of, region_keys
 from ascendc_conformance.format.fill import Fill, filled_bytes
-from ascendc_conformance.strategies.context import PathContext, Unreachable
+from ascendc_conformance.strategies.context import SPARSE_REGIONS, PathContext, Unreachable
 from ascendc_conformance.strategies.draw import FAR_ADDRESSES, anywhere
 
 GUARD_BYTES = 64  # bytes kept around the touched area so that writes just outside it are caught
-MAX_REGIONS = 16  # regions one memory of a sparse case may have (case extension sparse-memory)
+MAX_REGIONS = SPARSE_REGIONS  # regions one memory of a sparse case may have (case extension sparse-memory)
 
 
 @dataclass(frozen=True)
@@ -35,15 +36,50 @@ class Pattern:
         """At most `most` stretches [start, stop) of at most `width` bytes that cover every touched byte: the
         axes of the smallest pitches walk inside a stretch while it stays within `width`, each further axis
         repeats the stretches; None when that takes more stretches, or wider ones."""
-        reach, repeats = self.run, [self.offset]
-        for pitch, count in sorted((pitch, count) for count, pitch in self.axes if count > 1):
-            if len(repeats) == 1 and (count - 1) * pitch + reach <= width:
-                reach += (count - 1) * pitch
-                continue
-            if len(repeats) * count > most:
-                return None
+        layout = self._spread(width, most)
+        if layout is None:
+            return None
+        reach, spread = layout
+        if self._apart(reach, spread, width):   # none merge: the stretches as they come
+            pitch, count = spread[0]
+            return [(self.offset + i * pitch, self.offset + i * pitch + reach) for i in range(count)]
+        repeats = [self.offset]
+        for pitch, count in spread:
             repeats = [start + i * pitch for start in repeats for i in range(count)]
         return _merged([(start, start + reach) for start in repeats], width)
+
+    def splits(self, width: int, most: int, start: bool) -> bool:
+        """Whether `stretches` finds some (with `start`: and the tensor start, at 0, fits beside or in the first),
+        without listing them where one axis spreads them apart (a test of thousands of bursts asks this of every
+        candidate value)."""
+        layout = self._spread(width, most)
+        if layout is None:
+            return False
+        reach, spread = layout
+        if self._apart(reach, spread, width) and (not start or self.offset >= 2 * GUARD_BYTES
+                                                  or 0 <= self.offset and self.offset + reach <= width):
+            return True
+        stretches = self.stretches(width, most)
+        return stretches is not None and (not start or _merged(stretches + [(0, 0)], width) is not None)
+
+    def _spread(self, width: int, most: int) -> tuple[int, list[tuple[int, int]]] | None:
+        """The bytes one stretch reaches (the axes of the smallest pitches folded in while it stays within
+        `width`) and the (pitch, count) of the axes that repeat it; None past `most` stretches."""
+        reach = self.run
+        spread: list[tuple[int, int]] = []   # (pitch, count) of each axis that repeats the stretch
+        for pitch, count in sorted((pitch, count) for count, pitch in self.axes if count > 1):
+            if not spread and (count - 1) * pitch + reach <= width:
+                reach += (count - 1) * pitch
+                continue
+            spread.append((pitch, count))
+            if math.prod(count for _, count in spread) > most:
+                return None
+        return reach, spread
+
+    @staticmethod
+    def _apart(reach: int, spread: list[tuple[int, int]], width: int) -> bool:
+        """One axis repeats the stretch, far enough apart that no two guard bands meet."""
+        return len(spread) == 1 and spread[0][0] >= reach + 2 * GUARD_BYTES and reach <= width
 
 
 def _merged(stretches: list[tuple[int, int]], width: int, apart: int = 2 * GUARD_BYTES) -> list[tuple[int, int]] | None:
@@ -100,9 +136,17 @@ def fits(ctx: PathContext, extents: Extents) -> bool:
         memory = ctx.memory(op)
         if below + high > ctx.limit(memory):
             return False
-        if below + high > ctx.span_limit(memory) and pieces(ctx, extents, op) is None:   # one region holds it else
+        if below + high > ctx.span_limit(memory) and not _splittable(ctx, extents, op):   # one region holds it else
             return False
     return True
+
+
+def _splittable(ctx: PathContext, extents: Extents, operand: str) -> bool:
+    """Whether `pieces` finds the operand's stretches (cheaply where one axis spreads its accesses apart)."""
+    pattern, detached = extents.pattern(operand), _detached(ctx, operand)
+    if ctx.sparse and ctx.memory(operand) == "GM" and pattern is not None:
+        return pattern.splits(ctx.span_limit(ctx.memory(operand)), ctx.regions - (not detached), start=not detached)
+    return pieces(ctx, extents, operand) is not None
 
 
 def pieces(ctx: PathContext, extents: Extents, operand: str) -> list[tuple[int, int]] | None:
@@ -117,7 +161,7 @@ def pieces(ctx: PathContext, extents: Extents, operand: str) -> list[tuple[int, 
     pattern = extents.pattern(operand)
     if not (ctx.sparse and ctx.memory(operand) == "GM") or pattern is None:
         return None
-    stretches = pattern.stretches(limit, MAX_REGIONS - (not detached))
+    stretches = pattern.stretches(limit, ctx.regions - (not detached))
     if stretches is None or detached:
         return stretches
     return _merged(stretches + [(0, 0)], limit)

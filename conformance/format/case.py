@@ -93,8 +93,8 @@ def encode_memory(memory: Mapping[str, Region]) -> dict[str, Any]:
 # detached-tensor: a GM operand's start address may lie outside its region (the region covers only the bytes
 # the call touches).
 DETACHED_TENSOR = "detached-tensor"
-# sparse-memory: a memory may have several regions, keyed `<memory>` (the lowest) and `<memory>#<n>` (n = 1, 2,
-# ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
+# sparse-memory: a memory may have several regions (any number), keyed `<memory>` (the lowest) and `<memory>#<n>`
+# (n = 1, 2, ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
 SPARSE_MEMORY = "sparse-memory"
 # int64: the target reads every integer of a case exactly, up to 64 bits. Without it (I-JSON, RFC 7493: what a
 # JavaScript or any IEEE-double JSON reader keeps exactly) no integer beyond +-(2**53 - 1) is sent to it: GM

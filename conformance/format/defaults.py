@@ -16,6 +16,10 @@ PROFILES = {"quick": 3, "ci": 10, "full": 100}
 
 DEFAULT_PROFILE = "ci"
 
+HEAVY_CASES = {"quick": 1, "ci": 2, "full": 10}
+"""Cases per profile of a test whose every case is heavy (strategies.pinned: a GM region of tens of MiB, or
+thousands of GM regions), instead of PROFILES: each such case costs 0.1 to 0.7 s (docs/bits-and-offsets.md)."""
+
 RESENDS = 2
 """How many more times a case the target failed is sent before the failure is reported (in a profile run and a
 pack run alike): an answer that changes makes the verdict `flaky` (runner.flakes)."""

@@ -16,10 +16,11 @@ examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
 """
 from __future__ import annotations
 
+from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -65,12 +66,19 @@ def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
     if seed == 0:
         return np.zeros(size, dtype=np.uint8)
     words = -(-size // 8)
+    made = np.empty(words, dtype="<u8")
     with np.errstate(over="ignore"):
-        z = np.uint64(seed) + np.arange(1, words + 1, dtype=np.uint64) * np.uint64(GOLDEN)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
-        z ^= z >> np.uint64(31)
-    return z.astype("<u8").view(np.uint8)[:size].copy()
+        for first in range(0, words, CHUNK_WORDS):   # in chunks: a large region's temporaries stay small
+            last = min(words, first + CHUNK_WORDS)
+            z = np.uint64(seed) + np.arange(first + 1, last + 1, dtype=np.uint64) * np.uint64(GOLDEN)
+            z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
+            z ^= z >> np.uint64(31)
+            made[first:last] = z
+    return made.view(np.uint8)[:size]
+
+
+CHUNK_WORDS = 1 << 18   # words of the recipe worked out at once (2 MiB)
 
 
 def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
@@ -118,9 +126,37 @@ def recording() -> Iterator[Recipes]:
 
 
 def filled_bytes(fill: Fill, address: int) -> bytes:
-    """The bytes of the region `fill` makes at `address` (its recipe remembered while recording)."""
+    """The bytes of the region `fill` makes at `address` (its recipe remembered while recording, and for the
+    last large regions made: `made_by`)."""
     data = fill.bytes_at(address).tobytes()
     recipes = _RECORDING.get()
     if recipes is not None:
         recipes.add(data, fill)
+    if fill.size >= LARGE_FILL_BYTES:
+        _LARGE.append((data, fill))
     return data
+
+
+LARGE_FILL_BYTES = 1024 * 1024   # a region this large is saved as its recipe where it is known (replay files)
+_LARGE: deque[tuple[bytes, Fill]] = deque(maxlen=2)   # the last large regions made (a large case has one)
+
+
+def made_by(data: bytes) -> Fill | None:
+    """The recipe of large region bytes filled_bytes made last (None: other bytes); looked up by identity."""
+    return next((fill for made, fill in _LARGE if made is data), None)
+
+
+MAX_FILL_BYTES = 64 * 1024 * 1024   # the largest region a recipe given in a file is made into
+
+
+def region_bytes(where: str, address: int, recipe: Any) -> bytes:
+    """The bytes of a region a file gives as its fill recipe (`{"seed", "size", "half_nan_to_inf"}`); ValueError
+    naming `where` and what a recipe holds for one that is not one."""
+    try:
+        fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
+        if not 0 <= fill.size <= MAX_FILL_BYTES:
+            raise ValueError(f"size {fill.size} is not within 0..{MAX_FILL_BYTES}")
+        return filled_bytes(fill, address)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(f"{where}.fill is not a fill recipe ({error}); expected "
+                         '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}') from None

@@ -6,19 +6,22 @@ schema/replay-v1.schema.json and its case against case-v1.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.bounded import InputError, clip
-from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
 from ascendc_conformance.format.files import write_atomic
+from ascendc_conformance.format.fill import LARGE_FILL_BYTES, made_by, region_bytes
 from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
@@ -49,15 +52,38 @@ def file_name(test_id: str) -> str:
 def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Result | None,
          verdict: Mapping[str, Any], target: str) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
-    its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result).
-    Written atomically (format.files): a full disk leaves the previous file or none, never half of one; its
-    OSError is the caller's."""
+    its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result). A large
+    GM region (tens of MiB) is saved as its fill recipe in the case, and as its size and SHA-256 in the results
+    (`compact`): the file stays small, and `replay` makes the bytes again. Written atomically (format.files): a
+    full disk leaves the previous file or none, never half of one; its OSError is the caller's."""
     directory.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target,
-                       "case": case.to_json(), "expected": expected.to_json(),
-                       "actual": kept(actual.to_json() if actual is not None else None),
-                       "verdict": dict(verdict)}, indent=1, sort_keys=True)
+                       "case": _case_json(case), "expected": compact(expected),
+                       "actual": kept(compact(actual)), "verdict": dict(verdict)}, indent=1, sort_keys=True)
     return write_atomic(directory / file_name(test_id), text.encode("utf-8"))
+
+
+def _case_json(case: Case) -> dict[str, Any]:
+    """A case as a replay keeps it: a large region the fill recipe made as its recipe."""
+    recipes = {name: fill for name, region in case.memory.items() if (fill := made_by(region.data)) is not None}
+    data = replace(case, memory=MappingProxyType({name: region for name, region in case.memory.items()
+                                                  if name not in recipes})).to_json()
+    data["memory"] = {name: ({"address": region.address, "fill": recipes[name].to_json()} if name in recipes
+                             else data["memory"][name]) for name, region in case.memory.items()}
+    return data
+
+
+def compact(result: Result | None) -> dict[str, Any] | None:
+    """A result as a replay keeps it: a region image of LARGE_FILL_BYTES or more as its size and SHA-256."""
+    if result is None or result.memory is None:
+        return None if result is None else result.to_json()
+    large = {name: region for name, region in result.memory.items() if len(region.data) >= LARGE_FILL_BYTES}
+    data = replace(result, memory=MappingProxyType({name: region for name, region in result.memory.items()
+                                                    if name not in large})).to_json()
+    data["memory"] = {name: ({"address": region.address, "size": len(region.data),
+                              "sha256": hashlib.sha256(region.data).hexdigest()} if name in large
+                             else data["memory"][name]) for name, region in result.memory.items()}
+    return data
 
 
 def kept(actual: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -106,11 +132,39 @@ def load(path: Path) -> Replay:
     if problem is not None:
         raise ReplayError(f"{path}: {problem}")
     try:
-        case = Case.from_json(data["case"])
+        case = _case_of(data["case"])
         verdict = data.get("verdict") or {}
         outcome = Outcome.parse(verdict["outcome"]) if "outcome" in verdict else None
     except CaseError as error:
         raise ReplayError(f"{path}: {error}") from None
+    except _RecipeError as error:
+        raise ReplayError(f"{path}: {error}") from None
     except ValueError as error:
         raise ReplayError(f"{path}: 'verdict.outcome': {error}") from None
     return Replay(case=case, test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"))
+
+
+class _RecipeError(ValueError):
+    """A region of a replay's case given by a fill recipe that is not one."""
+
+
+def _case_of(data: Any) -> Case:
+    """The replay's case, its regions given by fill recipes made into their bytes (CaseError as Case.from_json
+    raises it; _RecipeError for a recipe that is not one)."""
+    memory = data.get("memory") if isinstance(data, dict) else None
+    if not isinstance(memory, dict):
+        return Case.from_json(data)
+    recipes = {name: region for name, region in memory.items() if isinstance(region, dict) and "fill" in region}
+    made: dict[str, Region] = {}
+    for name, region in recipes.items():
+        address = region.get("address")
+        if not isinstance(address, int) or isinstance(address, bool) or address < 0:
+            raise _RecipeError(f"case.memory.{name}.address is {address!r}; expected a non-negative integer")
+        try:
+            made[name] = Region(address, region_bytes(f"case.memory.{name}", address, region["fill"]))
+        except ValueError as error:
+            raise _RecipeError(str(error)) from None
+    listed = {name: ({"address": made[name].address, "data": ""} if name in made else region)
+              for name, region in memory.items()}
+    case = Case.from_json({**data, "memory": listed})
+    return replace(case, memory=MappingProxyType({**case.memory, **made}))

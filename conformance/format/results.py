@@ -23,8 +23,10 @@ One JSON object per line, discriminated by "record":
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
                "replay_command": str|null, "case": {case_summary}, "cases": n, "known": bool}, ...],
-   "bits": {"<API>": {"<field>": [bit, ...]}}}   (optional: the bits of the parameters its legal cases witnessed
+   "bits": {"<API>": {"<field>": [bit, ...]}},   (optional: the bits of the parameters its legal cases witnessed
    first in their process, reference.bit_witness; a record without it witnessed none)
+   "crossings": {"<API>": {"<derived quantity>": [width, ...]}}}   (optional: the widths 2^width its legal cases'
+   derived byte offsets reached first in their process, reference.crossings; a record without it crossed none)
   The fields message, diff, replay, replay_command and case are those of the first cause (records written
   before causes were recorded have no "causes": their one cause is derived from those fields).
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
@@ -260,6 +262,8 @@ class TestRecord:
     causes: tuple[Mapping[str, Any], ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
     bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
     # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
+    crossings: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
+    # API -> derived quantity -> the widths its legal cases' offsets crossed, first in their process
 
     # The fields a test's subject is described by (set by the suite before the test runs).
     SUBJECT = tuple(Subject.__annotations__)
@@ -324,7 +328,9 @@ class TestRecord:
                    case=freeze(record.get("case")) if record.get("case") else None,
                    causes=freeze(list(record.get("causes") or ())),
                    bits=freeze({api: {name: tuple(sorted(found)) for name, found in fields.items()}
-                                for api, fields in (record.get("bits") or {}).items()}), **extra)
+                                for api, fields in (record.get("bits") or {}).items()}),
+                   crossings=freeze({api: {name: tuple(sorted(found)) for name, found in quantities.items()}
+                                     for api, quantities in (record.get("crossings") or {}).items()}), **extra)
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:

@@ -197,6 +197,7 @@ class Checker:
         if counted:
             record.add(verdict, case)
             self.witnesses.note(record.bits, case, expected)
+            self.witnesses.note_crossings(record.crossings, case, expected)
         if not verdict.is_failure:
             return None
         drawn = case

@@ -5,9 +5,9 @@ run) and for one that takes them from a pack.
 sent any of its cases — it does not validate and the test is about a rule to reject, it does not declare the
 check of a harness rule, it is typed and the fault lies outside a C type, the bound is unreachable or beyond a
 declared maximum, the target's hello supports none of the test's paths, or it lacks a case-format extension
-the cases need — and otherwise says which paths (contexts, within the target's declared limits, and within
-I-JSON's integers for a target without the int64 extension) it sends cases of, and what the reference must
-answer them.
+the cases need (a pinned test: every extension some path needs) — and otherwise says which paths (contexts,
+within the target's declared limits, and within I-JSON's integers for a target without the int64 extension) it
+sends cases of, and what the reference must answer them.
 """
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.legal import contexts, extended
 from ascendc_conformance.strategies.limits import LimitProbe, above_maximum, moves_something, no_legal_call
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
 SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
@@ -62,6 +63,8 @@ def _plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Pl
         return _boundary(run, record, item)
     if isinstance(item, LimitProbe):
         return _limit(run, record, item)
+    if isinstance(item, PinnedTest):
+        return _pinned(run, record, item)
     paths = item.contexts if isinstance(item, RouteForm) else tuple(contexts(run.spec, [item]))
     supported = _within_maxima(record, _supported(run, record, paths), lambda c: {}, run.limits)
     return Plan(item, extended(supported, run.target.hello.extensions))
@@ -178,6 +181,19 @@ def _limit(run: RunSession, record: CheckRecord, probe: LimitProbe) -> Plan:
     if not supported:
         pytest.skip(record.skipped(SkipReason.NOT_SUPPORTED, f"no path the target implements reaches {probe.limit.label}"))
     return Plan(probe, supported, Expectation.PAST_LIMIT, probe.deviation)
+
+
+def _pinned(run: RunSession, record: CheckRecord, test: PinnedTest) -> Plan:
+    """Of each path, the cheapest way the target takes (strategies.pinned), within the limits it declares."""
+    taken = test.taken_by(run.target.hello.extensions)
+    if not taken:
+        _extended(run, record, test.extensions)
+    supported = _supported(run, record, taken)
+    within = tuple(c for c in supported if module_for(c.api).reachable(c, test.pins(c)))
+    if not within:
+        pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{test.variant} is beyond the maxima the target "
+                                   "declares on every path that holds it"))
+    return Plan(test, within)
 
 
 def _extended(run: RunSession, record: CheckRecord, extensions: frozenset[str]) -> None:

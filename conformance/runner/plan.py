@@ -17,9 +17,10 @@ from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
 from ascendc_conformance.strategies.legal import case_for
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm
 
-PlannedItem = Path | RouteForm | Fault | Boundary | LimitProbe
+PlannedItem = Path | RouteForm | Fault | Boundary | LimitProbe | PinnedTest
 """What a test sends cases of (a smoke test sends those of the route, fault or bound it stands for)."""
 
 
@@ -39,7 +40,7 @@ class Plan:
         """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
         Hypothesis checks a strategy each time it is built); for a fault test that keeps looking (runner.gates:
         the target refused legal calls of its API), half of them built on legal cases it accepted, those first."""
-        if isinstance(self.item, (Fault, Boundary, LimitProbe)):
+        if isinstance(self.item, (Fault, Boundary, LimitProbe, PinnedTest)):
             drawn = replace(self.item, contexts=self.contexts).strategy()
             return drawn if self.looking is None else st.one_of(self.looking, drawn)
         return st.sampled_from(self.contexts).flatmap(case_for)

@@ -28,7 +28,7 @@ if sys.version_info < (3, 11):   # Python 3.10: pytest and Hypothesis depend on 
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.runner import options, seeds
+from ascendc_conformance.runner import budgets, options, seeds
 from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.format.text import terminal as inert
 from ascendc_conformance.runner.recorder import (MACHINE_FAULT_ATTRIBUTE, RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE,
@@ -266,10 +266,13 @@ def _target_failures(error: BaseException) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_call(item: pytest.Item) -> None:
-    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds); a pack
-    run's tests draw nothing."""
+    """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds), as many
+    cases as its budget (runner.budgets: fewer for a heavy test); a pack run's tests draw nothing."""
     session = item.config.stash.get(SESSION_KEY, None)
     if session is not None and session.pack is None and item.name in session.selection.planned:
+        selection = session.selection
+        if item.name in selection.heavy and isinstance(item, pytest.Function):
+            budgets.draw_at_most(item, selection.budget(item.name, selection.planned[item.name][0]))
         seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 

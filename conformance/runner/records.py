@@ -78,6 +78,7 @@ class CheckRecord(ShortRepr):
     started: float = field(default_factory=time.monotonic)
     shrink_started: float | None = None   # when the first call past the budget came
     bits: Witnessed = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
+    crossings: Witnessed = field(default_factory=dict)   # API -> derived quantity -> widths its cases crossed first
     known: frozenset[str] = frozenset()   # the keys of the causes the run's baseline holds (format.baseline)
 
     def __repr__(self) -> str:
@@ -193,7 +194,9 @@ class CheckRecord(ShortRepr):
             skipped_reason=self.skipped_reason, other_rule=self.other_rule, shown=freeze(dict(self.shown)),
             case=freeze(first.summary) if first else None,
             causes=freeze([{**state.to_json(), "known": self.is_known(state)} for state in ranked]),
-            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))
+            bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}),
+            crossings=freeze({api: {name: sorted(found) for name, found in quantities.items()}
+                              for api, quantities in self.crossings.items()}))
 
 
 def _bits(value: Any) -> int:

@@ -13,20 +13,24 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, Sequence
 
-from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
+from ascendc_conformance.format.defaults import HEAVY_CASES, PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ConformanceError, did_you_mean
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.pack import Pack
 from ascendc_conformance.format.results import Subject, TestKind
 from ascendc_conformance.spec.model import Path as SpecPath, Spec
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
+from ascendc_conformance.strategies.crossings import crossing_tests
 from ascendc_conformance.strategies.faults import Fault, faults
+from ascendc_conformance.strategies.large import field_reaches
 from ascendc_conformance.strategies.legal import select_paths
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe, deviations, probes
+from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
 
-Item = SpecPath | Fault | Boundary | Smoke | LimitProbe
-"""What one conformance test checks: a documented path, a fault, a bound, a smoke case or a declared limit."""
+Item = SpecPath | Fault | Boundary | PinnedTest | Smoke | LimitProbe
+"""What one conformance test checks: a documented path, a fault, a bound, a pinned legal call (a field's top bits
+in a large region, a derived offset's crossing), a smoke case or a declared limit."""
 PACKED_KINDS = (TestKind.SMOKE, TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)
 """The tests a pack holds: all but the limit tests (their cases depend on the limits a target declares)."""
 
@@ -71,6 +75,8 @@ def subject(item: Item) -> Subject:
         return {"rule": item.rule.id, "variant": item.variant, "api": item.contexts[0].api.name}
     if isinstance(item, Boundary):
         return {"rule": item.rule.id, "variant": f"{item.side}={item.legal_value}", "api": item.rule.api}
+    if isinstance(item, PinnedTest):
+        return {"rule": item.rule, "variant": item.variant, "api": item.api}
     if isinstance(item, LimitProbe):
         return {"rule": next(iter(item.deviation.rules), None), "variant": item.limit.label,
                 "api": item.contexts[0].api.name}
@@ -103,8 +109,15 @@ class Selection:
         return faults(self.spec, self.products, self.apis)
 
     @cached_property
-    def boundaries(self) -> list[Boundary]:
+    def bounds(self) -> list[Boundary]:
+        """The bounds' tests."""
         return boundaries(self.spec, self.products, self.apis)
+
+    @cached_property
+    def boundaries(self) -> list[Boundary | PinnedTest]:
+        """The bounds' tests, and the pinned tests of top bits in large regions and of crossings."""
+        return [*self.bounds, *field_reaches(self.spec, self.products, self.apis, self.bounds),
+                *crossing_tests(self.spec, self.products, self.apis)]
 
     @cached_property
     def deviations(self) -> list[Deviation]:
@@ -119,7 +132,7 @@ class Selection:
 
     @cached_property
     def smoke(self) -> list[Smoke]:
-        return smoke_tests(self.spec, self.paths, self.faults, self.boundaries)
+        return smoke_tests(self.spec, self.paths, self.faults, self.bounds)
 
     def refined(self, *, pack: Pack | None, limits: Limits, profile: str) -> "Selection":
         """The same products and APIs with this pack, limits and profile, keeping the lists of tests worked out
@@ -151,7 +164,14 @@ class Selection:
         """The cases a test judges: its pack's, or its profile's (the calls past them are Hypothesis's shrinking)."""
         if self.pack is not None:
             return self.pack.tests[test_id].cases
-        return SMOKE_CASES if kind is TestKind.SMOKE else PROFILES[self.profile]
+        if kind is TestKind.SMOKE:
+            return SMOKE_CASES
+        return HEAVY_CASES[self.profile] if test_id in self.heavy else PROFILES[self.profile]
+
+    @cached_property
+    def heavy(self) -> frozenset[str]:
+        """The ids of the tests whose every case is heavy (strategies.pinned): they draw HEAVY_CASES cases."""
+        return frozenset(test_id for test_id, _, item in self.items(TestKind.BOUNDARY) if isinstance(item, PinnedTest))
 
     @cached_property
     def planned(self) -> dict[str, tuple[TestKind, Subject]]:

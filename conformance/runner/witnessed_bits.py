@@ -1,4 +1,5 @@
-"""The bits a run's legal cases witness (reference.bit_witness), noted per test for results.jsonl's `bits`.
+"""The bits a run's legal cases witness (reference.bit_witness) and the overflow widths their derived offsets
+cross (reference.crossings), noted per test for results.jsonl's `bits` and `crossings`.
 
 A run needs one witness per (API, field, bit): each process remembers the bits it has seen witnessed and asks
 the reference only about the others, so the cost falls to nothing once the easy bits are in. A test's record
@@ -11,9 +12,10 @@ from types import MappingProxyType
 
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.reference import bit_witness as bits
+from ascendc_conformance.reference.crossings import crossings
 from ascendc_conformance.spec.model import Reading, Spec
 
-Witnessed = dict[str, dict[str, set[int]]]   # API -> field -> bits
+Witnessed = dict[str, dict[str, set[int]]]   # API -> field -> bits (or derived quantity -> widths)
 
 
 class BitWitnesses:
@@ -22,6 +24,7 @@ class BitWitnesses:
     def __init__(self, spec: Spec, reading: Reading) -> None:
         self.spec, self.reading = spec, reading
         self.seen: Witnessed = {}
+        self.crossed: Witnessed = {}   # API -> derived quantity -> widths crossed
 
     def note(self, into: Witnessed, case: Case, expected: Result) -> None:
         """Add to `into` (a test's bits) the bits the case witnesses that no case of this process has yet;
@@ -39,7 +42,23 @@ class BitWitnesses:
                 wanted[tracked.name] = open_bits
         if not wanted:
             return
-        call = replace(case, memory=MappingProxyType({}))   # what a call moves, not its bytes, decides
-        for name, found in bits.witnesses(call, self.spec, self.reading, wanted).items():
+        for name, found in bits.witnesses(_call(case), self.spec, self.reading, wanted).items():
             seen.setdefault(name, set()).update(found)
             into.setdefault(api, {}).setdefault(name, set()).update(found)
+
+    def note_crossings(self, into: Witnessed, case: Case, expected: Result) -> None:
+        """Add to `into` (a test's crossings) the widths the case's derived quantities cross (reference.crossings)
+        that no case of this process has crossed yet; only a case the reference answers ok counts."""
+        if expected.status is not ResultStatus.OK or not self.spec.apis[case.api].derived:
+            return
+        seen = self.crossed.setdefault(case.api, {})
+        for name, widths in crossings(_call(case), self.spec, self.reading).items():
+            fresh = set(widths) - seen.get(name, set())
+            if fresh:
+                seen.setdefault(name, set()).update(fresh)
+                into.setdefault(case.api, {}).setdefault(name, set()).update(fresh)
+
+
+def _call(case: Case) -> Case:
+    """The case without its memory images: what a call moves, not its bytes, decides bits and crossings."""
+    return replace(case, memory=MappingProxyType({}))

@@ -44,33 +44,52 @@ def _pitch(burst_bytes: int, gap: int, gap_bytes: int, start_to_start: bool) -> 
     return gap * gap_bytes if start_to_start else burst_bytes + gap * gap_bytes
 
 
+def _burst_elements(call: Call, units: TransferUnits) -> int:
+    """Source elements one burst moves (the count form: its one burst)."""
+    if "count" in call.params:
+        return _count_blocks(call, units) * units.count_round_bytes // call.src_dtype.size
+    side_size = call.src_dtype.size if units.block_side == "src" else call.dst_dtype.size   # whose bytes (D13)
+    return units.block_bytes * call.params["blockLen"] // side_size
+
+
+def _pitches(call: Call, units: TransferUnits) -> tuple[int, int]:
+    """Bytes from the start of one burst to the start of the next, in the source and in the destination."""
+    elements, params = _burst_elements(call, units), call.params
+    src_gap, dst_gap = (0, 0) if "count" in params else (params["srcGap"], params["dstGap"])
+    return (_pitch(elements * call.src_dtype.size, src_gap, units.src_gap.bytes, units.src_gap.start_to_start),
+            _pitch(elements * call.dst_dtype.size, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start))
+
+
+def derived(call: Call) -> Mapping[str, int]:
+    """The last burst's start in each operand (the DataCopyParams and mixed forms: bursts, gaps)."""
+    if "count" in call.params or call.params["blockCount"] < 1 or call.params["blockLen"] < 1:
+        return {}
+    src_pitch, dst_pitch = _pitches(call, _units(call))
+    last = call.params["blockCount"] - 1
+    return {"src-burst-start": last * src_pitch, "dst-burst-start": last * dst_pitch}
+
+
 def plan(call: Call) -> Transfer:
     units = _units(call)
     params = call.params
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
     depends: list[str | None] = []
     if "count" in params:
-        block_count, src_gap, dst_gap = 1, 0, 0
-        moved = _count_blocks(call, units) * units.count_round_bytes
+        block_count = 1
         route_unit = call.api.units_for(call.case.dst.position).count_round_bytes   # D8's two roundings, whatever
         datablock = call.api.default_units.count_round_bytes                       # the reading
         if params["count"] * src_size // route_unit * route_unit != params["count"] * src_size // datablock * datablock:
             depends.append(units.depends_on.get(UnitsCondition.COUNT_ROUNDING))
-        elements = moved // src_size
     else:
-        block_count, block_len = params["blockCount"], params["blockLen"]
-        src_gap, dst_gap = params["srcGap"], params["dstGap"]
+        block_count = params["blockCount"]
         if block_count > 1:
             depends.append(units.depends_on.get(UnitsCondition.MULTI_BURST))
-            if dst_gap != 0:
+            if params["dstGap"] != 0:
                 depends.append(units.depends_on.get(UnitsCondition.DST_GAP))
-        side_size = src_size if units.block_side == "src" else dst_size   # whose bytes the unit counts (D13)
-        elements = units.block_bytes * block_len // side_size
+    elements = _burst_elements(call, units)
     if src_size != dst_size or call.src_dtype.name != call.dst_dtype.name:
         depends.append(units.depends_on.get(UnitsCondition.MIXED_DTYPES))
-    src_burst, dst_burst = elements * src_size, elements * dst_size
-    src_pitch = _pitch(src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
-    dst_pitch = _pitch(dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
+    src_pitch, dst_pitch = _pitches(call, units)
     depends_on = tuple(rule for rule in depends if rule)
     if src_pitch % src_size == 0 and dst_pitch % dst_size == 0:   # always, with the spec's units
         grid = Grid((block_count, elements), 0, (src_pitch // src_size, 1), 0, (dst_pitch // dst_size, 1))

@@ -51,6 +51,15 @@ def plan(call: Call) -> Transfer:
     return Transfer(src_elements=src.ravel(), dst_elements=dst.ravel())
 
 
+def derived(call: Call) -> Mapping[str, int]:
+    """The offset of the last destination row of the last matrix."""
+    p = call.params
+    if p["ndNum"] < 1 or p["nValue"] < 1:
+        return {}
+    rows = (p["ndNum"] - 1) * p["dstNdMatrixStride"] + (p["nValue"] - 1) * p["dstDStride"]
+    return {"dst-row-offset": rows * call.dst_dtype.size}
+
+
 def locate(call: Call, dst_element: int) -> str:
     """Which matrix, row and column of the ND output destination element `dst_element` is: "matrix 0, row 3, column 17"."""
     p = call.params

@@ -198,6 +198,17 @@ def plan(call: Call) -> Transfer:
                     dst_elements=(_slice_starts(dst)[:, None] + within).ravel())
 
 
+def derived(call: Call) -> Mapping[str, int]:
+    """The offset of the farthest element of each operand's slices (a call whose slice counts differ: none)."""
+    grid = plan(call).grid
+    found = {}
+    for operand in ("src", "dst"):
+        span = grid.span(operand) if grid is not None else None
+        if span is not None:
+            found[f"{operand}-element-offset"] = span[1] * call.dtype(operand).size
+    return found
+
+
 def locate(call: Call, dst_element: int) -> str:
     """Which row, slice and element of the slice copy writes `dst_element`: "row (j=1), slice 0, element 12"
     (rows named j1, j2, ... from the innermost outer dimension when dimValue > 2; no row when dimValue is 1)."""

@@ -77,6 +77,15 @@ def plan(call: Call) -> Transfer:
     return Transfer(depends_on=depends, grid=grid)
 
 
+def derived(call: Call) -> Mapping[str, int]:
+    """The start of the farthest source fractal (startIndex + i*srcStride fractals; addrMode 1 walks down)."""
+    params = call.params
+    if params["repeatTimes"] < 1:
+        return {}
+    walk = (params["repeatTimes"] - 1) * params["srcStride"] if params["addrMode"] != 1 else 0
+    return {"src-fractal-start": (params["startIndex"] + walk) * call.api.constant("fractal_bytes")}
+
+
 def locate(call: Call, dst_element: int) -> str:
     """Which repeat, destination fractal slot and fractal element writes `dst_element`:
     "repeat 2 (fractal slot 4), element (r 3, c 7)" — 16 x 16 for a transpose, else 16 rows of 32 B."""

@@ -119,6 +119,25 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
     return FieldEffect(two, max(low, floor))
 
 
+GAP_OF = {"src-burst-start": "srcGap", "dst-burst-start": "dstGap"}   # the gap that spreads each side's bursts
+
+
+def crossing_pins(ctx: PathContext, quantity: str, width: int) -> list[Mapping[str, int]]:
+    """The largest gap on the quantity's side, and as many one-block bursts as take the last one's start to
+    2^width bytes (2049 bursts 65535 blocks apart for 2^32); blockLen is drawn (a longer burst only goes
+    further)."""
+    if ctx.form == "count":
+        return []
+    units, gap = ctx.api.units_for(ctx.dst), GAP_OF[quantity]
+    block_len = max(ctx.field_range("blockLen")[0], 1)
+    burst = units.block_bytes * block_len
+    if gap == "dstGap":
+        burst = burst // ctx.src_dtype.size * ctx.dst_dtype.size
+    measure = units.src_gap if gap == "srcGap" else units.dst_gap
+    pitch = _pitch(burst, ctx.field_range(gap)[1], measure.bytes, measure.start_to_start)
+    return [{"blockCount": -(-(1 << width) // pitch) + 1, gap: ctx.field_range(gap)[1]}] if pitch > 0 else []
+
+
 # --- faults ------------------------------------------------------------------------------------------
 
 def _count_below_unit(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:

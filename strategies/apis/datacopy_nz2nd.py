@@ -132,6 +132,14 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
     return FieldEffect(pins, max(low, floor) if floor is not None else low)
 
 
+def crossing_pins(ctx: PathContext, quantity: str, width: int) -> list[Mapping[str, int]]:
+    """The largest row stride and as many rows as take the last row's offset to 2^width bytes (more than
+    nValue's maximum: no legal call gets there, which the reports then say)."""
+    stride = ctx.field_range("dstDStride")[1]
+    rows = -(-(1 << width) // (stride * ctx.dst_dtype.size))
+    return [{"dstDStride": stride, "nValue": rows + 1}]
+
+
 # --- faults ------------------------------------------------------------------------------------------
 
 def _indivisible(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:

@@ -252,10 +252,24 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
     key, _, member = field.partition(".")
     if key not in dict(OPERANDS).values():
         return None
-    slice_length = ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
+    slice_length = _slice_length(ctx)
     return {"startIndex": FieldEffect(), "endIndex": FieldEffect(floor=slice_length - 1),
             "stride": FieldEffect({"N0": 2}), "burstLen": FieldEffect(floor=1),
             "shapeValue": FieldEffect({"dimValue": 2, "rows": 2}, slice_length)}.get(member)
+
+
+def crossing_pins(ctx: PathContext, quantity: str, width: int) -> list[Mapping[str, int]]:
+    """The operand's first slice 2^width bytes past its start (startIndex), or a second slice that far
+    (stride, two slices): each value within uint32_t, so only where sizeof(T) takes it far enough."""
+    operand = quantity.partition("-")[0]
+    key = dict(OPERANDS)[operand]
+    elements = -(-(1 << width) // ctx.dtype(operand).size)
+    return [{f"{key}.startIndex": elements}, {f"{key}.stride": max(elements - _slice_length(ctx), 0), "N0": 2}]
+
+
+def _slice_length(ctx: PathContext) -> int:
+    """Elements of the shortest slice: one DataBlock."""
+    return ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
 
 
 # --- faults: each edit breaks one relation of the slice infos, then the draft is re-sized for it -------

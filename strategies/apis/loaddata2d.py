@@ -100,6 +100,14 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
     return FieldEffect({"repeatTimes": 2} if field in STRIDES else {}, ctx.field_range(field)[0])
 
 
+def crossing_pins(ctx: PathContext, quantity: str, width: int) -> list[Mapping[str, int]]:
+    """The largest srcStride and as many repeats as take the last source fractal's start to 2^width bytes (129
+    fractals for 2^32 from startIndex 0; startIndex is drawn and only goes further)."""
+    stride = ctx.field_range("srcStride")[1]
+    fractals = -(-(1 << width) // ctx.api.constant("fractal_bytes"))
+    return [{"srcStride": stride, "repeatTimes": -(-fractals // stride) + 1}] if stride > 0 else []
+
+
 # --- faults ------------------------------------------------------------------------------------------
 
 def _transposed(select: Callable[[PathContext, Rule], bool]) -> FaultPlanner:

@@ -52,7 +52,7 @@ def test_a_target_declaring_maxima_of_zero_conforms_within_its_limits(tmp_path: 
     assert_earned(adversary, tests)
     assert {limit["label"] for limit in run_record["declared_limits"]} == {"LoadData2D startIndex <= 0",
                                                                           "LoadData2D dstGap <= 0"}
-    assert report["certification"]["outcome"] == "conforms within declared limits"
+    assert report["certification"]["outcome"] == "conforms within declared limits, on what was run"   # its maxima of 0 leave bits untested
     skipped = {t["test_id"] for t in tests if t["skip"] == "declared-limit"}
     assert "test_illegal[LoadData2D-dstGap-training-D24:dstGap-ignored@atlas-training]" in skipped
     assert "test_boundary[LoadData2D-dstGap-range=65535@GM->L1]" in skipped

@@ -33,6 +33,15 @@ def halves(first: int, last: int) -> bytes:
     return np.arange(first, last + 1, dtype="<f2").tobytes()
 
 
+def bursts_into_gm(count: int) -> dict:
+    """VECOUT -> GM int8_t: `count` one-block bursts 65535 blocks apart, each GM burst in a region of its own."""
+    pitch = (1 + 65535) * 32
+    gm = {("GM" if i == 0 else f"GM#{i}"): (64 + i * pitch, noise(32, 100 + i % 50)) for i in range(count)}
+    return {**make_case("DataCopy", "atlas-a2", ("VECOUT", "int8_t", 0), ("GM", "int8_t", 64),
+                        {"blockCount": count, "blockLen": 1, "srcGap": 0, "dstGap": 65535},
+                        {"UB": noise(count * 32, 99), **gm}), "extensions": ["sparse-memory"]}
+
+
 LOADDATA = {"startIndex": 0, "repeatTimes": 2, "srcStride": 1, "sid": 0, "dstGap": 0, "ifTranspose": False,
             "addrMode": 0}
 
@@ -135,6 +144,15 @@ CASES = {
                                     {**LOADDATA, "srcStride": 32768},
                                     {"GM": noise(576, 27), "GM#1": (32768 * 512 - 64, noise(640, 28)), "L1": noise(1088, 29)}),
                         "extensions": ["sparse-memory"]},
+    # Issue 27: 2049 one-block bursts 65535 blocks (2 MiB) apart into GM, each in a region of its own: the last
+    # one starts 4 GiB past the destination's start.
+    "bursts-past-4-gib": bursts_into_gm(2049),
+    # The same with 1025 bursts: the last one starts 2 GiB past it.
+    "bursts-past-2-gib": bursts_into_gm(1025),
+    # Two fractals 32768 fractals (16 MiB) apart in one large GM region (no extension).
+    "stride-32768-large": make_case("LoadData2D", "atlas-a2", ("GM", "half", 0), ("A1", "half", 0),
+                                    {**LOADDATA, "srcStride": 32768},
+                                    {"GM": noise(32768 * 512 + 576, 30), "L1": noise(1088, 31)}),
     # dst at UB 16 breaks DataCopy-dst-align-local (documented, no dispute).
     "illegal": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
                          {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
@@ -172,6 +190,8 @@ CATALOGUE = {
     buggy.SliceStrideIn16Bits: ("slice-stride-65536", "slice-strided"),
     buggy.LoadDataSimulatorTopBits: ("stride-32768-gm", "training-gap"),
     buggy.GmAddressIn32Bits: ("gm-dst-at-4-gib", "one-burst"),
+    buggy.DataCopyBurstOffsetIn32Bits: ("bursts-past-4-gib", "bursts-past-2-gib"),
+    buggy.LoadDataSrcStrideBit15Dropped: ("stride-32768-large", "repeat-129"),
 }
 
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")

@@ -59,7 +59,15 @@ def test_it_conforms_on_what_it_implements(cpp_target: Path, tmp_path: Path) -> 
                            *SELECTION, "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
-    assert json.loads((tmp_path / "report.json").read_text())["certification"]["outcome"] == "conforms"
+    report = json.loads((tmp_path / "report.json").read_text())
+    # it announces no extension: the gaps' bit 15 (bursts 1 MiB apart) came in one large GM region; what only
+    # sparse-memory reaches (the crossings of 2^31 and 2^32 B), and its routes left out, are named as untested
+    assert report["certification"]["outcome"] == "conforms on what was run"
+    untested = {(entry["name"], entry["why"]) for entry in report["certification"]["untested"]}
+    assert {("src-burst-start", "extension not announced"), ("dst-burst-start", "extension not announced")} <= untested
+    assert {why for _, why in untested} <= {"extension not announced", "product not selected", "not exercised by this run"}
+    bits = {row["field"]: row["effective"] for row in report["coverage"]["bits"]}
+    assert 15 in bits["srcGap"] and 15 in bits["dstGap"]
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     tests = [r for r in records if r["record"] == "test"]
     routes = {f"{src}->{dst}" for _, _, src, dst, _ in documented_32_byte_routes()}

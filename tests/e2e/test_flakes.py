@@ -45,7 +45,9 @@ def test_a_target_flipping_bytes_is_flaky_not_failing(tmp_path: Path) -> None:
 
     allowed = run("run", "--target", FLIPS, *SELECTION, "--profile", "ci", "--seed", "5", "--allow-flaky")
     assert allowed.returncode == 0, allowed.stdout[-3000:]
-    assert f"VERDICT: CONFORMS — 0 failing test(s)" in allowed.stdout and f"; {len(flaky)} flaky;" in allowed.stdout
+    # one API's legal tests: the bits they leave untested are counted on the verdict line (and named before it)
+    assert "VERDICT: CONFORMS ON WHAT WAS RUN (" in allowed.stdout and " untested) — 0 failing test(s)" in allowed.stdout
+    assert f"; {len(flaky)} flaky;" in allowed.stdout
     assert f"{len(flaky)} flaky in" in allowed.stdout   # pytest's own summary counts them so too
 
 

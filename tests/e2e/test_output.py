@@ -129,7 +129,9 @@ def test_a_partial_target_still_refuses_what_the_spec_does_not_document(tmp_path
     text = json.loads((tmp_path / "report.json").read_text())["certification"]["text"]
     assert "Covered (paths x dtypes whose legal tests ran, of those documented): atlas-a2/DataCopy 12 of " in text
     assert "Excluded by the target's hello: atlas-a2/DataCopy " in text and "Products covered" not in text
-    assert "[ascendc] VERDICT: CONFORMS — 0 failing test(s)" in done.stdout and " not supported; " in done.stdout
+    # a target of one route and a quick run: the bits its cases left untested are counted and named
+    assert "[ascendc] VERDICT: CONFORMS ON WHAT WAS RUN (" in done.stdout and " untested) — 0 failing test(s)" in done.stdout
+    assert " not supported; " in done.stdout and "[ascendc] untested: " in done.stdout
 
 
 def test_the_run_reaches_every_api_first_in_the_smoke_phase_and_again_in_the_full_tests(tmp_path: Path) -> None:
@@ -167,7 +169,9 @@ def test_the_run_ends_with_a_verdict_line_counting_the_distinct_causes(tmp_path:
                 "--profile", "ci", "--seed", "1", "--report", str(tmp_path))
     assert done.returncode == 1
     verdict, first = done.stdout.rstrip().splitlines()[-2:]
-    assert verdict.startswith("[ascendc] VERDICT: DOES NOT CONFORM — 1 failing test(s), 2 distinct cause(s);")
+    # one path's tests (-k): the verdict line counts what they left untested (each named on the line before it)
+    assert verdict.startswith("[ascendc] VERDICT: DOES NOT CONFORM (") and " untested) — 1 failing test(s), 2 distinct " \
+        "cause(s);" in verdict
     assert f"report {tmp_path}" in verdict and "profile ci (not a certification run)" in verdict
     assert first.startswith("[ascendc] first cause: DataCopy / fail / srcGap read as 0; its smallest case: "
                             "ascendc-conformance replay ")

@@ -170,6 +170,9 @@ def test_the_cpp_example_passes_its_pack_run(cpp_target: Path, tmp_path: Path) -
     assert done.returncode == 0, done.stdout[-3000:]
     _, tests = results(tmp_path / "report")
     assert {t["verdict"] for t in tests.values()} == {"pass", "not-supported", "skipped"}
-    assert json.loads((tmp_path / "report" / "report.json").read_text())["certification"]["outcome"] == "conforms"
+    certification = json.loads((tmp_path / "report" / "report.json").read_text())["certification"]
+    assert certification["outcome"] == "conforms on what was run"   # crossings need sparse-memory; routes left out
+    assert {entry["why"] for entry in certification["untested"]} <= {"extension not announced", "not exercised by this run",
+                                                                    "product not selected"}
     buggy = cli("run", "--pack", str(tmp_path / "pack"), "--target", f"exec:{cpp_target} --bug dstgap-ignored", "-x")
     assert buggy.returncode == 1, buggy.stdout[-3000:]

@@ -36,6 +36,40 @@ def test_reference_conforms_and_reports_are_written(tmp_path):
     assert {r["verdict"] for r in records if r["record"] == "test"} <= {"pass", "disputed", "skipped"}
 
 
+WITHOUT_EXTENSIONS = "python:tests.fixtures.targets.py_fakes:ReferenceWithoutExtensions"
+
+
+@pytest.mark.parametrize("target", ["reference", WITHOUT_EXTENSIONS], ids=["every-extension", "no-extension"])
+def test_a_whole_ci_run_leaves_untested_only_what_the_target_cannot_be_sent(target, tmp_path):
+    """Issue 27: a `ci` run over every product and API (the seed CI runs the catalogue under) exercises every
+    reachable bit of every field and every reachable crossing of every derived offset the target can be sent.
+    The reference announces every case-format extension: nothing is untested, and only then is its verdict plain
+    "conforms". The same reference announcing none is sent the top bits of gaps, strides and start indices in
+    large GM regions; what only an extension reaches (a slice's bits 25-31, every crossing) is named, with why."""
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", target, "--profile", "ci",
+                           "--seed", "7", "--report", str(tmp_path)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:]
+    report = json.loads((tmp_path / "report.json").read_text())
+    coverage, certification = report["coverage"], report["certification"]
+    if target == "reference":
+        assert certification["outcome"] == "conforms" and certification["untested"] == []
+        assert coverage["bits_summary"]["effective"] == coverage["bits_summary"]["reachable"]
+        assert coverage["crossings_summary"]["crossed"] == coverage["crossings_summary"]["reachable"] >= 8
+        assert "[ascendc] VERDICT: CONFORMS — " in done.stdout
+        return
+    assert certification["outcome"] == "conforms on what was run"
+    assert {entry["why"] for entry in certification["untested"]} == {"extension not announced"}
+    untested = {(entry["api"], entry["name"]): entry["values"] for entry in certification["untested"]}
+    assert untested[("DataCopySlice", "srcSliceInfo.stride")] == list(range(25, 32))
+    assert untested[("DataCopy", "dst-burst-start")] == [31, 32]
+    bits = {(row["api"], row["field"]): row for row in coverage["bits"]}
+    assert {11, 12, 13, 14, 15} <= set(bits[("LoadData2D", "srcStride")]["effective"])   # in large regions
+    assert 15 in bits[("DataCopy", "dstGap")]["effective"]
+    assert re.search(r"\[ascendc\] VERDICT: CONFORMS ON WHAT WAS RUN \(\d+ field bits and 10 crossings untested\) — ",
+                     done.stdout) and "[ascendc] untested: " in done.stdout
+
+
 def test_buggy_exec_target_fails_with_diff_and_replay(tmp_path):
     """A real run against a buggy target: the failure, its diff and replay command reach stdout, the replay
     file reproduces it, and every report holds the failure with its replay command."""
@@ -159,10 +193,13 @@ def test_progress_is_line_oriented_off_a_terminal(tmp_path):
     """Not on a terminal: no pytest dots for conformance tests, a progress line per tenth of the run."""
     done = _run("run", "--target", "reference", *SELECTION)
     lines = [line for line in done.stdout.splitlines() if line.startswith("[ascendc]")]
-    assert len(lines) >= 5 and lines[-2].startswith("[ascendc] done: 100% ")
-    assert "LoadData2D" in lines[-2] and "0 failing" in lines[-2]
-    assert re.match(r"\[ascendc\] VERDICT: CONFORMS — 0 failing test\(s\), 0 distinct cause\(s\); [1-9]\d* passed;",
-                    lines[-1]), lines[-1]
+    done_line = next(line for line in lines if line.startswith("[ascendc] done: 100% "))
+    assert len(lines) >= 5 and "LoadData2D" in done_line and "0 failing" in done_line
+    assert lines[-3].startswith("[ascendc] reach: ") and lines[-2].startswith("[ascendc] untested: ")
+    # one product and a quick run: what other products reach, and what its few cases did not, is named
+    assert re.match(r"\[ascendc\] VERDICT: CONFORMS ON WHAT WAS RUN \(\d+ field bits? untested\) — 0 failing test\(s\), "
+                    r"0 distinct cause\(s\); [1-9]\d* passed;", lines[-1]), lines[-1]
+    assert "(product not selected)" in lines[-2]
     assert not any(set(line) <= set(".s") and line for line in done.stdout.splitlines())
 
 

@@ -36,7 +36,8 @@ def _fake(**members) -> types.ModuleType:
 
 def test_a_module_lacking_a_member_or_with_other_parameters_is_refused():
     good = reference_contract.module_for(SPEC.apis["DataCopy"])
-    members = {"RELATIONS": {}, "plan": good.plan, "locate": good.locate, "bit_flips": good.bit_flips}
+    members = {"RELATIONS": {}, "plan": good.plan, "locate": good.locate, "bit_flips": good.bit_flips,
+               "derived": good.derived}
     contract = reference_contract.ApiReference
     assert contract_problems(_fake(**members), contract) == []
     without_locate = {name: member for name, member in members.items() if name != "locate"}
