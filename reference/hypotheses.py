@@ -42,6 +42,7 @@ GLOBAL = Where(space=Space.GLOBAL)   # where an operand's address may take every
 ADDRESS_BITS = 32                    # a GM address kept in this many bits (a 32-bit pointer or offset)
 ALIGNMENTS = tuple(1 << bit for bit in range(6, 13))   # 64 B .. 4 KiB: the stricter alignments a validator may demand
 ROUNDING = 2                         # breadth is compared to this many decimals: near-equal shares tie
+C_WIDTHS = (8, 16, 32)               # the widths of C integer types: a field kept in one is likelier than in another
 
 
 class Kind(Word):
@@ -79,11 +80,12 @@ _KIND_ORDER = {kind: order for order, kind in enumerate(Kind)}
 
 class Rank(NamedTuple):
     """Orders hypotheses, simplest (named first) lowest: the narrower (to ROUNDING decimals), then by kind, then
-    the narrower within the kind (more bits kept, a higher bound, a smaller alignment), then by id."""
+    within the kind (a C type's width first, then more bits kept; a higher bound; a smaller alignment), then by
+    id."""
 
     breadth: float
     kind: int
-    detail: int
+    detail: tuple[int, ...]
     id: str
 
 
@@ -102,9 +104,9 @@ class Hypothesis(ABC):
         return Rank(round(self.breadth, ROUNDING), _KIND_ORDER[self.kind], self.detail, self.id)
 
     @property
-    def detail(self) -> int:
-        """Orders hypotheses of one kind and breadth: the narrower lower."""
-        return 0
+    def detail(self) -> tuple[int, ...]:
+        """Orders hypotheses of one kind and breadth, the likelier lower."""
+        return ()
 
     @abstractmethod
     def twin(self, probe: Probe) -> Twin | None:
@@ -180,8 +182,10 @@ class FieldMisread(Hypothesis):
         return replace(draft, breadth=field.share(lambda value: draft.reading(value) != value))
 
     @property
-    def detail(self) -> int:
-        return -self.bits
+    def detail(self) -> tuple[int, ...]:
+        """A C type's width first (kept in 16 bits: a uint16_t), then more bits kept (narrower): where bytes read
+        from outside the case leave 16 and 20 bits alike, the likelier is named."""
+        return (self.bits not in C_WIDTHS, -self.bits)
 
     def reading(self, value: int) -> int:
         """How the target reads one value of the field."""
@@ -352,8 +356,8 @@ class TighterBound(Hypothesis):
         return Twin(probe.call, refuses=self.rules)
 
     @property
-    def detail(self) -> int:
-        return -self.maximum
+    def detail(self) -> tuple[int, ...]:
+        return (-self.maximum,)
 
     def describe(self, call: Call) -> str:
         return f"{self.title} ({self.field} {call.params[self.field]} refused)"
@@ -378,8 +382,8 @@ class TighterAlignment(Hypothesis):
                                               if any(rule.where.covers(probe.call.operand(name).position) for name in off)))
 
     @property
-    def detail(self) -> int:
-        return self.alignment
+    def detail(self) -> tuple[int, ...]:
+        return (self.alignment,)
 
     def _off(self, call: Call) -> list[str]:
         return [name for name in ("src", "dst")

@@ -27,6 +27,7 @@ from ascendc_conformance.reference.transfer import (Extent, Transfer, apply, ext
 
 MEMORY_RULES = frozenset({BOUNDS, CAPACITY})
 SLACK_ELEMENTS = 1 << 16   # elements any twin may move, whatever the case's regions hold
+OFFSET_LIMIT = 1 << 63     # element offsets a twin may reach (numpy computes them in int64)
 
 
 @dataclass(frozen=True)
@@ -74,16 +75,26 @@ class Probe:
 
     def transfer_of(self, twin: Twin) -> Transfer | None:
         """What the twin moves; None where the reference cannot say: slices that no longer map one to one, more
-        elements than the case's regions could hold (its accesses then count as leaving them)."""
+        elements than the case's regions could hold (its accesses then count as leaving them), element offsets
+        beyond 64 bits (a misread shape multiplied up)."""
         key = twin.key
         if key not in self._transfers:
-            transfer = twin.transfer
-            if transfer is None:
-                transfer = self.module.plan(twin.call)
-            computable = transfer.size <= self._most_elements and (
-                transfer.grid is not None or transfer.src_elements.size == transfer.dst_elements.size)
-            self._transfers[key] = transfer if computable else None
+            self._transfers[key] = self._computable(twin)
         return self._transfers[key]
+
+    def _computable(self, twin: Twin) -> Transfer | None:
+        try:
+            transfer = twin.transfer if twin.transfer is not None else self.module.plan(twin.call)
+        except OverflowError:   # numpy's int64 arithmetic on offsets past 64 bits
+            return None
+        grid = transfer.grid
+        if grid is not None:
+            reach = abs(grid.src_offset) + abs(grid.dst_offset) + sum(
+                (count - 1) * (abs(src) + abs(dst)) for count, src, dst in zip(grid.shape, grid.src_strides, grid.dst_strides)
+                if count > 1)
+            return transfer if grid.size <= self._most_elements and reach < OFFSET_LIMIT else None
+        one_to_one = transfer.src_elements.size == transfer.dst_elements.size
+        return transfer if one_to_one and transfer.size <= self._most_elements else None
 
     def overruns(self, twin: Twin) -> bool:
         """Whether the twin's accesses leave the case's regions (an unchecked copy writes or reads elsewhere)."""

@@ -100,6 +100,10 @@ CASES = {
     "blockcount-2049": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
                                  {"blockCount": 2049, "blockLen": 1, "srcGap": 0, "dstGap": 0},
                                  {"GM": noise(2049 * 32 + 64, 14), "UB": noise(2049 * 32 + 64, 15)}),
+    # One burst of 256 blocks (blockLen 256: nothing left of it in 8 bits).
+    "blocklen-256": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                              {"blockCount": 1, "blockLen": 256, "srcGap": 0, "dstGap": 0},
+                              {"GM": noise(256 * 32, 30), "UB": noise(256 * 32, 31)}),
     # 129 fractals from GM into L1 (bit 7 of repeatTimes).
     "repeat-129": make_case("LoadData2D", "atlas-a2", ("GM", "half", 0), ("A1", "half", 0),
                             {**LOADDATA, "repeatTimes": 129}, {"GM": noise(129 * 512 + 64, 16), "L1": noise(129 * 512 + 64, 17)}),
@@ -151,6 +155,7 @@ CATALOGUE = {
     buggy.Nz2NdSrcNStrideIgnored: ("nz2nd-strided", "nz2nd-packed"),
     buggy.SliceStrideIgnored: ("slice-strided", "count-whole"),
     buggy.CountRoundedUp: ("count-ragged", "count-whole"),
+    buggy.CountNotRoundedDown: ("count-ragged", "count-whole"),
     buggy.HalfToFloatRaw: ("half-to-float", "multi-burst"),
     buggy.StrayWrite: ("multi-burst", "illegal"),
     buggy.AcceptsEverything: ("illegal", "multi-burst"),
@@ -163,6 +168,7 @@ CATALOGUE = {
     buggy.NoSliceBurstLenEquality: ("slice-burstlen", "illegal"),
     buggy.ChecksMemoryOnly: ("illegal", "multi-burst"),
     buggy.DataCopyBlockCountIn11Bits: ("blockcount-2049", "multi-burst"),
+    buggy.DataCopyBlockLenIn8Bits: ("blocklen-256", "multi-burst"),
     buggy.LoadDataRepeatTimesIn7Bits: ("repeat-129", "transpose"),
     buggy.Nz2NdSrcNStrideIn12Bits: ("nz2nd-stride-4096", "nz2nd-strided"),
     buggy.Nz2NdDstDStrideSigned: ("nz2nd-rows-32768", "nz2nd-packed"),

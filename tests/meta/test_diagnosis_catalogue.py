@@ -1,0 +1,156 @@
+"""One bug, one cause, named (issue 26), proved on the catalogue of buggy targets at the building-block level:
+every bug, diagnosed over the failing cases the suite's own strategies draw for it, forms exactly one cause group,
+and that group names the bug's hypothesis (the target's HYPOTHESIS); a target with several bugs forms one group
+per bug (HYPOTHESES), and no failure is left unexplained.
+
+A target's cases are those of its selection (SHOWS_IN's product and API), drawn as a run draws them, derandomized:
+legal cases of every path that moves bytes its own way (one per product, route, form and dtype size; with the
+case-format extensions every buggy target announces), legal cases with the top bits of every field set on every
+kind of route (its highest bit that some path of the route holds, alone and with every lower bit: what a field
+kept in too few bits or read as signed gets wrong, as the suite's reach tests and bit witnesses draw), and a few
+cases of every fault and every legal bound, within the limits the target declares. Each is judged as a run judges it
+(reference.expect_readings, judge.verdict.judge); the failures are diagnosed (judge.diagnosis) and grouped
+(judge.grouping) with the hypotheses' rank. The pools are drawn once per product and API.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from ascendc_conformance import reference
+from ascendc_conformance.format.case import EXTENSIONS, Case
+from ascendc_conformance.format.limits import Limits
+from ascendc_conformance.judge.diagnosis import diagnose
+from ascendc_conformance.judge.grouping import Failure, group_failures
+from ascendc_conformance.judge.verdict import judge
+from ascendc_conformance.reference import bits as reference_bits
+from ascendc_conformance.reference.hypotheses import hypothesis
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.boundaries import boundaries, distinct, group_of, pins, reaching
+from ascendc_conformance.strategies.faults import faults
+from ascendc_conformance.strategies.legal import case_for, contexts, extended, select_paths
+from ascendc_conformance.targets import open_target
+from tests.fixtures.buggy import targets as buggy
+from tests.helpers.diagnosed import actual_of, result_of
+
+SPEC = load_spec()
+LEGAL_CASES = 30       # legal cases per product and API at least, spread over its paths
+PER_PATH = 1           # legal cases per path at least
+CASES_PER_ITEM = 2     # cases of every fault, every legal bound and every field's top bits on every route
+SEVERAL_BUGS = (buggy.SimulatorOfIssue17, buggy.SimulatorOfIssue17Declaring)
+TARGETS = tuple(buggy.CATALOGUE) + SEVERAL_BUGS
+
+
+def expected_hypotheses(bug: type) -> tuple[str, ...]:
+    return bug.HYPOTHESES or ((bug.HYPOTHESIS,) if bug.HYPOTHESIS else ())
+
+
+def _drawn(strategy: st.SearchStrategy[dict], count: int) -> list[dict]:
+    drawn: list[dict] = []
+
+    @settings(max_examples=count, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(case: dict) -> None:
+        drawn.append(case)
+
+    collect()
+    return drawn
+
+
+@lru_cache(maxsize=None)
+def pool(product: str, api: str, limits: Limits) -> tuple[tuple[str, dict], ...]:
+    """(the test it belongs to, a case) for the selection, drawn within `limits`."""
+    paths = distinct(contexts(SPEC, select_paths(SPEC, [product], [api])))
+    each = max(PER_PATH, -(-LEGAL_CASES // len(paths)))
+    cases = [("legal", case) for ctx in extended(paths, EXTENSIONS) for case in _drawn(case_for(ctx.within(limits)), each)]
+    items = [*faults(SPEC, [product], [api]), *(b for b in boundaries(SPEC, [product], [api]) if b.contexts)]
+    for item in items:
+        within = replace(item, contexts=tuple(ctx.within(limits) for ctx in item.contexts))
+        cases += [(item.id, case) for case in _drawn(within.strategy(), CASES_PER_ITEM)]
+    for name, strategy in top_bits(paths, limits):
+        cases += [(name, case) for case in _drawn(strategy, CASES_PER_ITEM)]
+    return tuple(cases)
+
+
+def top_bits(paths: list, limits: Limits) -> list[tuple[str, st.SearchStrategy[dict]]]:
+    """Per tracked field and kind of route (its memories), legal cases with the field at its highest bit that
+    some path of the route holds with its effect: that bit alone, and with as many lower bits as fit."""
+    found = []
+    for tracked in reference_bits.fields(SPEC, paths[0].api.name):
+        param = tracked.name.partition(reference_bits.MEMBER)[0]
+        routes: dict[str, list] = {}
+        for ctx in paths:
+            if param in ctx.api.forms[ctx.form].fields:
+                routes.setdefault(group_of(ctx), []).append(ctx.within(limits))
+        for route, members in sorted(routes.items()):
+            step = members[0].field_multiple(tracked.name)
+            for bit in reversed(tracked.bits):
+                alone = _reached(members, tracked.name, (1 << bit) // step * step)
+                if alone is None:
+                    continue
+                fuller = (_reached(members, tracked.name, ((1 << bit) | ((1 << lower) - 1)) // step * step)
+                          for lower in range(bit, 0, -1))
+                values = dict((alone, next(filter(None, fuller), alone)))
+                found += [(f"{tracked.name}={value}@{route}", strategy) for value, strategy in values.items()]
+                break
+    return found
+
+
+def _reached(members: list, field: str, value: int) -> tuple[int, st.SearchStrategy[dict]] | None:
+    """The cases of the members that hold `field` = `value` (with its effect where any does), if any does."""
+    reach, effect = reaching(members, field, value) if value else ((), True)
+    if not reach:
+        return None
+    return value, st.sampled_from(reach).flatmap(lambda ctx: case_for(ctx, pins(ctx, field, value, effect)))
+
+
+def failures_of(bug: type) -> list[tuple[Failure, str]]:
+    """Every failing case of the target's pool as a Failure to group (keyed by its test and its place in the pool,
+    falling back to its test and verdict), with its verdict's message."""
+    product, api, _ = bug.SHOWS_IN
+    found = []
+    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
+        for index, (test, case) in enumerate(pool(product, api, target.hello.limits)):
+            expected, others = reference.expect_readings(case)
+            if expected["status"] not in ("ok", "rejected"):
+                continue
+            answer = target.execute(case)
+            verdict = judge(case, expected, answer, target.hello, others=others, spec=SPEC)
+            if not verdict.is_failure:
+                continue
+            diagnosis = diagnose(Case.from_json(case), result_of(expected), actual_of(answer), SPEC,
+                                 SPEC.seed_reading)
+            found.append((Failure((test, index), diagnosis.ids, (test, verdict.outcome)), verdict.message))
+    return found
+
+
+def rank(hypothesis_id: str):
+    return hypothesis(SPEC, hypothesis_id).rank
+
+
+@pytest.mark.parametrize("bug", [b for b in TARGETS if expected_hypotheses(b)], ids=lambda bug: bug.__name__)
+def test_each_bug_earns_one_cause_group_naming_its_hypothesis(bug: type) -> None:
+    failures = failures_of(bug)
+    assert failures, f"{bug.__name__}: no failing case drawn"
+    unexplained = [message for failure, message in failures if not failure.hypotheses]
+    assert not unexplained, f"{len(unexplained)} failure(s) no hypothesis explains, e.g. {unexplained[0][:300]}"
+    groups = group_failures([failure for failure, _ in failures], rank)
+    named = sorted(group.named for group in groups)
+    assert named == sorted(expected_hypotheses(bug)), [(g.named, len(g.members), g.alternatives[:3]) for g in groups]
+
+
+@pytest.mark.parametrize("bug", [b for b in TARGETS if not expected_hypotheses(b)], ids=lambda bug: bug.__name__)
+def test_a_target_following_a_reading_has_no_failure_to_diagnose(bug: type) -> None:
+    assert bug.VERDICT == "disputed"
+    assert failures_of(bug) == []
+
+
+def test_every_hypothesis_the_catalogue_names_is_in_the_hypothesis_catalogue() -> None:
+    for bug in TARGETS + (buggy.StricterLoadDataAlignment,):
+        for name in expected_hypotheses(bug):
+            assert hypothesis(SPEC, name).id == name
