@@ -41,7 +41,7 @@ from ascendc_conformance.spec.model import Api, Reading, RuleKind, Space, Spec, 
 GLOBAL = Where(space=Space.GLOBAL)   # where an operand's address may take every bit of 64
 ADDRESS_BITS = 32                    # a GM address kept in this many bits (a 32-bit pointer or offset)
 ALIGNMENTS = tuple(1 << bit for bit in range(6, 13))   # 64 B .. 4 KiB: the stricter alignments a validator may demand
-ROUNDING = 2                         # breadth is compared to this many decimals: near-equal shares tie
+ROUNDING = 1                         # breadth is compared to this many decimals: near-equal shares tie
 C_WIDTHS = (8, 16, 32)               # the widths of C integer types: a field kept in one is likelier than in another
 
 

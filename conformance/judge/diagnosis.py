@@ -137,6 +137,8 @@ class _Match:
         if isinstance(actual, Result) and actual.status is ResultStatus.OK:
             if actual.memory is None or set(actual.memory) != set(case.memory):
                 return None
+            if expected.status is ResultStatus.OK and dict(actual.memory) == dict(expected.memory):
+                return None   # the right answer: nothing to explain
             differing = _differing(actual.memory, expected.memory or case.memory)
         return cls(Probe(resolve(case, spec, reading)), expected, actual, differing)
 
