@@ -41,6 +41,7 @@ from ascendc_conformance.spec.model import Api, Reading, RuleKind, Space, Spec, 
 GLOBAL = Where(space=Space.GLOBAL)   # where an operand's address may take every bit of 64
 ADDRESS_BITS = 32                    # a GM address kept in this many bits (a 32-bit pointer or offset)
 ALIGNMENTS = tuple(1 << bit for bit in range(6, 13))   # 64 B .. 4 KiB: the stricter alignments a validator may demand
+# (the breadth of demanding one: the share of the 32-B aligned addresses it refuses)
 ROUNDING = 1                         # breadth is compared to this many decimals: near-equal shares tie
 C_WIDTHS = (8, 16, 32)               # the widths of C integer types: a field kept in one is likelier than in another
 
@@ -138,8 +139,12 @@ class FieldInfo:
     members: tuple[str, ...]
     low: int
     high: int
-    width: int
-    boolean: bool
+    width: int   # the bits of its C type
+
+    @property
+    def one_bit(self) -> bool:
+        """A flag (a bool): read as 0 is its only misread (no narrower width, no value one off)."""
+        return self.width == 1
 
     def share(self, changed: Callable[[int], bool]) -> float:
         """The share of the documented values [low, high] for which `changed` holds, where it holds from some
@@ -213,15 +218,11 @@ class FieldMisread(Hypothesis):
 
     @property
     def smallest(self) -> int | None:
-        value = next((v for v in self._candidates() if self.field.low <= v <= self.field.high and self.reading(v) != v), None)
-        return value
-
-    def _candidates(self) -> list[int]:
-        if self.read is FieldRead.KEPT:
-            return [1 << self.bits]
-        if self.read is FieldRead.SIGNED:
-            return [1 << (self.bits - 1)]
-        return [max(self.field.low, 1) if self.read is FieldRead.ZERO else self.field.low]
+        """2^k kept in k bits, 2^(k-1) read as signed k-bit, the smallest value but 0 read as 0, the smallest
+        value off by one; None where that value is not documented."""
+        value = {FieldRead.KEPT: 1 << self.bits, FieldRead.SIGNED: 1 << max(self.bits - 1, 0),
+                 FieldRead.ZERO: max(self.field.low, 1)}.get(self.read, self.field.low)
+        return value if self.field.low <= value <= self.field.high and self.reading(value) != value else None
 
 
 def _fields(spec: Spec, api: Api) -> tuple[FieldInfo, ...]:
@@ -239,12 +240,12 @@ def _fields(spec: Spec, api: Api) -> tuple[FieldInfo, ...]:
         known = found.get(name)
         members = (*known.members, tracked.name) if known else (tracked.name,)
         low, high = (min(known.low, tracked.low), max(known.high, tracked.high)) if known else (tracked.low, tracked.high)
-        found[name] = FieldInfo(name, members, low, high, spec.ctypes[ctype][1].bit_length(), ctype == "bool")
+        found[name] = FieldInfo(name, members, low, high, spec.ctypes[ctype][1].bit_length())
     return tuple(found.values())
 
 
 def _field_hypotheses(api: str, field: FieldInfo) -> list[Hypothesis]:
-    if field.boolean:
+    if field.one_bit:
         return [FieldMisread.of(api, field, FieldRead.ZERO)]
     reads = [(FieldRead.ZERO, 0), (FieldRead.MORE, 0), (FieldRead.LESS, 0)]
     reads += [(FieldRead.KEPT, k) for k in range(1, field.width)]
@@ -298,7 +299,7 @@ class AddressKept(Hypothesis):
     4 GiB, outside the bytes the case holds."""
 
     def twin(self, probe: Probe) -> Twin | None:
-        moved = {name: address for name, address in self._kept(probe.call).items()}
+        moved = self._kept(probe.call)
         return Twin(with_params(probe.call, probe.call.params, **moved)) if moved else None
 
     def _kept(self, call: Call) -> dict[str, int]:
@@ -426,8 +427,8 @@ def _catalogue(spec: Spec, api: Api) -> tuple[Hypothesis, ...]:
     found.extend(_bounds(spec, api))
     found.extend(TighterAlignment(id=f"{api.name}.{memory}:aligned-to-{alignment}",
                                   title=f"{memory} operands refused unless {alignment}-B aligned", api=api.name,
-                                  kind=Kind.TIGHTER_ALIGNMENT, breadth=1 - 32 / alignment, memory=memory,
-                                  alignment=alignment)
+                                  kind=Kind.TIGHTER_ALIGNMENT, breadth=1 - ALIGNMENTS[0] / 2 / alignment,
+                                  memory=memory, alignment=alignment)
                  for memory in _local_memories(spec, api) for alignment in ALIGNMENTS)
     return tuple(sorted(found, key=lambda hypothesis: hypothesis.rank))
 
@@ -436,7 +437,7 @@ def _bounds(spec: Spec, api: Api) -> list[Hypothesis]:
     """A TighterBound per plain field and maximum 2^j - 1 within its documented range (below its top)."""
     found = []
     for field in _fields(spec, api):
-        if field.boolean or bits.MEMBER in field.members[0]:
+        if field.one_bit or bits.MEMBER in field.members[0]:
             continue
         rules = tuple(rule.id for rule in api.rules if rule.kind is RuleKind.RANGE and rule.field == field.name)
         for j in range(field.width):

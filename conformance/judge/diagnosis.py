@@ -133,14 +133,19 @@ class _Match:
     def of(cls, case: Case, expected: Result, actual: Actual, spec: Spec, reading: Reading) -> "_Match | None":
         if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED) or actual is AnswerKind.TIMEOUT:
             return None
-        differing = None
+        call, differing = resolve(case, spec, reading), None
         if isinstance(actual, Result) and actual.status is ResultStatus.OK:
             if actual.memory is None or set(actual.memory) != set(case.memory):
                 return None
-            if expected.status is ResultStatus.OK and dict(actual.memory) == dict(expected.memory):
+            right = expected.memory or case.memory
+            if any(actual.memory[key].address != region.address or len(actual.memory[key].data) != len(region.data)
+                   or (actual.memory[key] != region and memory_of(key) != call.dst_memory)
+                   for key, region in right.items()):
+                return None   # regions shaped otherwise, or bytes changed outside the destination's memory
+            differing = _differing(actual.memory, right)
+            if differing is None and expected.status is ResultStatus.OK:
                 return None   # the right answer: nothing to explain
-            differing = _differing(actual.memory, expected.memory or case.memory)
-        return cls(Probe(resolve(case, spec, reading)), expected, actual, differing)
+        return cls(Probe(call), expected, actual, differing)
 
     @property
     def legal(self) -> bool:
@@ -208,12 +213,11 @@ def _first_byte(answered: Mapping[str, Region], address: int) -> int | None:
 
 
 def _differing(answered: Mapping[str, Region], expected: Mapping[str, Region]) -> tuple[int, int] | None:
-    """The lowest and highest absolute byte address at which the answered regions differ from the expected."""
+    """The lowest and highest absolute byte address at which the answered regions (shaped as the expected ones)
+    differ from the expected (None: nowhere)."""
     low = high = None
     for key, region in answered.items():
-        other = expected.get(key)
-        if other is None or other.address != region.address or len(other.data) != len(region.data):
-            return None   # a differently shaped region: no cheap bound
+        other = expected[key]
         if region.data == other.data:
             continue
         where = np.flatnonzero(np.frombuffer(region.data, dtype=np.uint8) != np.frombuffer(other.data, dtype=np.uint8))

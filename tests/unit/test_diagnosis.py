@@ -5,6 +5,8 @@ regions — and the headline of issue 26: a target keeping DataCopy's blockLen i
 kept in 8 bits", whose smallest showing case has blockLen 256."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
@@ -137,3 +139,15 @@ def test_a_missed_rejection_is_explained_by_the_bug_that_makes_the_call_legal() 
     assert diagnosed(buggy.AcceptsEverything, CASES["illegal"]).ids == {"no-op"}   # nothing moved: no check lacking
     unchecked = diagnosed(buggy.NoBlockCountMax, CASES["blockcount-4096"]).ids
     assert {"DataCopy-blockCount-max:unchecked", "only-memory-checked"} <= unchecked and "no-op" not in unchecked
+
+
+def test_an_answer_that_changed_the_source_is_explained_by_no_hypothesis() -> None:
+    """No bug class writes the source: a target that did is no copy misread, whatever else it did."""
+    case = CASES["multi-burst"]
+    expected = result_of(reference.expect(case))
+    with open_target("python:tests.fixtures.buggy.targets:DataCopyDstGapIgnored") as target:
+        answer = result_of(target.execute(case).result)
+    assert "DataCopy.dstGap:read-as-0" in diagnose(Case.from_json(case), expected, answer, SPEC, SEED).ids
+    source = answer.memory["GM"]
+    touched = Result.ok({**answer.memory, "GM": replace(source, data=bytes([source.data[0] ^ 1]) + source.data[1:])})
+    assert not diagnose(Case.from_json(case), expected, touched, SPEC, SEED)

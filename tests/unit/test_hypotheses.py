@@ -4,6 +4,8 @@ that names the narrower first and the smallest value that shows it; a twin is ma
 the call, and twins that make the same call are computed once."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ascendc_conformance.format.case import Case
@@ -15,6 +17,7 @@ from ascendc_conformance.reference.prediction import Probe
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import GapMeasure
 from tests.e2e.test_buggy_catalogue import CASES, LOADDATA, noise
+from tests.fixtures.buggy import targets as buggy
 from tests.helpers.casebuild import make_case
 
 SPEC = load_spec()
@@ -46,7 +49,7 @@ def test_every_field_gets_every_generic_misread_below_its_c_width(api: str) -> N
     assert {m for f in fields.values() for m in f.members} == tracked
     for name, field in fields.items():
         assert f"{api}.{name}:read-as-0" in found
-        if field.boolean:
+        if field.one_bit:
             continue
         assert {f"{api}.{name}:one-more", f"{api}.{name}:one-less"} <= found
         assert {f"{api}.{name}:kept-in-{k}-bits" for k in range(1, field.width)} <= found
@@ -159,3 +162,14 @@ def test_a_slice_field_read_otherwise_keeps_the_slice_counts() -> None:
     assert params["srcSliceInfo"][0]["stride"] == 0 and params["srcSliceInfo"][1]["stride"] == 0
     assert module.plan(twin).size == module.plan(call).size   # as many slices of as many elements
     assert module.read_as(call, "SliceInfo.stride", lambda stride: stride) is None
+
+
+def test_the_documentation_lists_every_misreading_and_every_buggy_target() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "diagnosis.md").read_text()
+    for api in SPEC.apis:
+        for misreading in module_for(SPEC.apis[api]).MISREADINGS:
+            assert f"| `{api}:{misreading.name}` | {misreading.title} |" in text
+    for bug in buggy.CATALOGUE:
+        assert f"`{bug.__name__}`" in text
+        for name in bug.HYPOTHESES or ((bug.HYPOTHESIS,) if bug.HYPOTHESIS else ()):
+            assert f"`{name}`" in text
