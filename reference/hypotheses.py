@@ -239,7 +239,8 @@ def _fields(spec: Spec, api: Api) -> tuple[FieldInfo, ...]:
             name, ctype = param, declared.ctype
         known = found.get(name)
         members = (*known.members, tracked.name) if known else (tracked.name,)
-        low, high = (min(known.low, tracked.low), max(known.high, tracked.high)) if known else (tracked.low, tracked.high)
+        low, high = (tracked.low, tracked.high) if not known else (min(known.low, tracked.low),
+                                                                   max(known.high, tracked.high))
         found[name] = FieldInfo(name, members, low, high, spec.ctypes[ctype][1].bit_length())
     return tuple(found.values())
 
@@ -308,8 +309,9 @@ class AddressKept(Hypothesis):
                 if GLOBAL.covers(operand.position) and operand.address >> ADDRESS_BITS}
 
     def describe(self, call: Call) -> str:
-        moved = self._kept(call)
-        return f"{self.title} ({', '.join(f'{name} at {call.operand(name).address} read as {address}' for name, address in moved.items())})"
+        moved = ", ".join(f"{name} at {call.operand(name).address} read as {address}"
+                          for name, address in self._kept(call).items())
+        return f"{self.title} ({moved})"
 
 
 # --- validation ---------------------------------------------------------------------------------------------
@@ -379,8 +381,9 @@ class TighterAlignment(Hypothesis):
         off = self._off(probe.call)
         if not off or probe.refusal:
             return None
+        positions = [probe.call.operand(name).position for name in off]
         return Twin(probe.call, refuses=tuple(rule.id for rule in probe.call.api.rules_of_kind(RuleKind.ALIGNMENT)
-                                              if any(rule.where.covers(probe.call.operand(name).position) for name in off)))
+                                              if any(rule.where.covers(position) for position in positions)))
 
     @property
     def detail(self) -> tuple[int, ...]:
@@ -391,7 +394,8 @@ class TighterAlignment(Hypothesis):
                 if call.memory(name) == self.memory and call.operand(name).address % self.alignment]
 
     def describe(self, call: Call) -> str:
-        return f"{self.title} ({', '.join(f'{name} at {call.operand(name).address}' for name in self._off(call))} refused)"
+        off = ", ".join(f"{name} at {call.operand(name).address}" for name in self._off(call))
+        return f"{self.title} ({off} refused)"
 
 
 # --- the catalogue --------------------------------------------------------------------------------------------
@@ -443,10 +447,11 @@ def _bounds(spec: Spec, api: Api) -> list[Hypothesis]:
         for j in range(field.width):
             maximum = (1 << j) - 1
             if field.low <= maximum < field.high:
+                refused = (field.high - maximum) / (field.high - field.low + 1)
                 found.append(TighterBound(id=f"{api.name}.{field.name}:refused-above-{maximum}",
                                           title=f"{field.name} refused above {maximum}", api=api.name,
-                                          kind=Kind.TIGHTER_BOUND, breadth=(field.high - maximum) / (field.high - field.low + 1),
-                                          field=field.name, maximum=maximum, rules=rules))
+                                          kind=Kind.TIGHTER_BOUND, breadth=refused, field=field.name, maximum=maximum,
+                                          rules=rules))
     return found
 
 

@@ -89,9 +89,9 @@ class Probe:
             return None
         grid = transfer.grid
         if grid is not None:
+            axes = zip(grid.shape, grid.src_strides, grid.dst_strides)
             reach = abs(grid.src_offset) + abs(grid.dst_offset) + sum(
-                (count - 1) * (abs(src) + abs(dst)) for count, src, dst in zip(grid.shape, grid.src_strides, grid.dst_strides)
-                if count > 1)
+                (count - 1) * (abs(src) + abs(dst)) for count, src, dst in axes if count > 1)
             return transfer if grid.size <= self._most_elements and reach < OFFSET_LIMIT else None
         one_to_one = transfer.src_elements.size == transfer.dst_elements.size
         return transfer if one_to_one and transfer.size <= self._most_elements else None
@@ -235,7 +235,8 @@ def _source_of(transfer: Transfer, element: int) -> int | None:
         if element == grid.dst_offset and all(grid.dst_strides[axis] for axis in walked):
             return grid.src_offset   # only the first point writes the lowest element
         if element == grid.dst_offset + sum(n * d for n, d in zip(last, grid.dst_strides)):
-            return grid.src_offset + sum(n * s for n, s in zip(last, grid.src_strides))   # the last point writes the highest
+            # the last point writes the highest
+            return grid.src_offset + sum(n * s for n, s in zip(last, grid.src_strides))
         if grid.dst_injective():
             rest, source = element - grid.dst_offset, grid.src_offset
             for axis in sorted(walked, key=grid.dst_strides.__getitem__, reverse=True):

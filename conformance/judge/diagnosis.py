@@ -28,13 +28,13 @@ import numpy as np
 
 from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, memory_of
+from ascendc_conformance.judge.misread import CHANCE_MATCHES   # moves here when this module replaces misread
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.hypotheses import Hypothesis, Kind, catalogue
 from ascendc_conformance.reference.misreading import Twin
 from ascendc_conformance.reference.prediction import Image, Probe
 from ascendc_conformance.spec.model import Reading, Spec
 
-CHANCE_MATCHES = 4   # bytes read from outside the case that may equal the right (or old) ones by chance (or 1 in 16)
 
 Actual = Result | AnswerKind
 """What the target did: its result (ok, rejected, or its own error), or the kind of an answer that is not one

@@ -182,7 +182,8 @@ def _unconverted(call: Call) -> Twin | None:
     if call.src_dtype.name == call.dst_dtype.name or base.grid is None or ratio < 1:
         return None
     grid = base.grid
-    raw = regrid(base, dst_offset=grid.dst_offset * ratio, dst_strides=tuple(s * ratio for s in grid.dst_strides[:-1]) + (1,))
+    raw = regrid(base, dst_offset=grid.dst_offset * ratio,
+                 dst_strides=(*(stride * ratio for stride in grid.dst_strides[:-1]), 1))
     return Twin(replace(call, dst_dtype=call.src_dtype, derived={}), transfer=raw, label="unconverted")
 
 

@@ -99,7 +99,8 @@ MISREADINGS: tuple[Misreading, ...] = (
                           lambda call: call.params["srcNdMatrixStride"] * 512 // call.src_dtype.size),
                lambda call: f"srcNdMatrixStride {call.params['srcNdMatrixStride']}, {call.src_dtype.name}"),
     Misreading("dstDStride-as-gap", "dstDStride taken as a gap after each row, not the distance between row starts",
-               _restrided("dstDStride as a gap", "dst", 1, lambda call: call.params["dValue"] + call.params["dstDStride"]),
+               _restrided("dstDStride as a gap", "dst", 1,
+                          lambda call: call.params["dValue"] + call.params["dstDStride"]),
                said("dstDStride", "dValue")),
 )
 

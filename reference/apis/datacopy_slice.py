@@ -284,7 +284,8 @@ def read_as(call: Call, field: str, read: Read) -> dict | None:
     return _members_read(call, member, read) if struct == "SliceInfo" else None
 
 
-def _members_read(call: Call, member: str, read: Read, dimensions: Callable[[int], bool] = lambda d: True) -> dict | None:
+def _members_read(call: Call, member: str, read: Read,
+                  dimensions: Callable[[int], bool] = lambda d: True) -> dict | None:
     """The parameters with `member` read through `read` in the chosen dimensions of both operands (read_as)."""
     params, slices = call.params, _slices(call)
     block_elements = call.api.constant("datablock_bytes") // call.src_dtype.size
