@@ -89,9 +89,9 @@ class Probe:
             return None
         grid = transfer.grid
         if grid is not None:
-            axes = zip(grid.shape, grid.src_strides, grid.dst_strides)
+            axes = list(zip(grid.shape, grid.src_strides, grid.dst_strides))
             reach = abs(grid.src_offset) + abs(grid.dst_offset) + sum(
-                (count - 1) * (abs(src) + abs(dst)) for count, src, dst in axes if count > 1)
+                max(count - 1, 1) * (abs(src) + abs(dst)) for count, src, dst in axes)
             return transfer if grid.size <= self._most_elements and reach < OFFSET_LIMIT else None
         one_to_one = transfer.src_elements.size == transfer.dst_elements.size
         return transfer if one_to_one and transfer.size <= self._most_elements else None
