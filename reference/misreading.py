@@ -49,10 +49,11 @@ class Misreading:
     target with it makes of a call, as a disputed reading's `effects` say what an alternative changes. Its
     hypothesis id is `<API>:<name>`."""
 
-    name: str                              # stable, unique in the API: "gaps-start-to-start"
-    title: str                             # the cause's words: "gaps measured start to start"
+    name: str                              # stable, unique in the API: "count-rounded-up"
+    title: str                             # the cause's words: "count form rounded up to the route unit, not down"
     twin: Callable[[Call], Twin | None]    # the call as the target makes it; None where the bug changes nothing
-    says: Callable[[Call], str]            # the values that show it on a call: "dstGap 2 taken as 4 B"
+    says: Callable[[Call], str]            # the values that show it on a call: "count 20 x 2 B, against the
+                                           # 32-B route unit"
     breadth: float = 1.0                   # the share of calls it changes (a narrower one is named first)
 
 

@@ -13,7 +13,9 @@ from ascendc_conformance.reference import bits
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.hypotheses import FieldMisread, FieldRead, catalogue, hypothesis, shows
+from ascendc_conformance.reference.misreading import Twin
 from ascendc_conformance.reference.prediction import Probe
+from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import GapMeasure
 from tests.e2e.test_buggy_catalogue import CASES, LOADDATA, noise
@@ -173,3 +175,13 @@ def test_the_documentation_lists_every_misreading_and_every_buggy_target() -> No
         assert f"`{bug.__name__}`" in text
         for name in bug.HYPOTHESES or ((bug.HYPOTHESIS,) if bug.HYPOTHESIS else ()):
             assert f"`{name}`" in text
+
+
+def test_a_twin_the_reference_cannot_compute_changes_nothing() -> None:
+    """Offsets past 64 bits (a misread shape multiplied up) or more elements than the case's regions could hold
+    (an illegal call's huge count) make no prediction, and never an exception."""
+    probe = Probe(resolve(datacopy(1, 8), SPEC))
+    far = Twin(probe.call, transfer=Transfer(grid=Grid((2, 16), 0, (1 << 64, 1), 0, (16, 1))), label="far")
+    huge = Twin(probe.call, transfer=Transfer(grid=Grid((1 << 40,), 0, (1,), 0, (1,))), label="huge")
+    for twin in (far, huge):
+        assert probe.transfer_of(twin) is None and not probe.changes(twin) and probe.overruns(twin)
