@@ -190,14 +190,17 @@ class _Match:
         return min(span.start for span in reach) <= low and high < max(span.stop for span in reach)
 
     def _agrees_where_it_differs(self, twin: Twin) -> bool:
-        """Whether the twin leaves the answer's bytes at the lowest and highest address where the answer differs
-        and at the first and last byte the twin writes (where it can say cheaply): most twins that do not
+        """Whether the twin leaves the answer's bytes where a wrong twin most likely shows (it can say cheaply):
+        at the lowest and highest address where the answer differs, at the first and last byte the twin writes
+        and the bytes just outside them, at the first and last byte the call writes. Most twins that do not
         reproduce the answer fail here, before their whole image is computed."""
         answered = {key: region for key, region in self.actual.memory.items()
                     if memory_of(key) == self.probe.call.dst_memory}
-        writes = self.probe.writes(twin)
-        addresses = (*((writes.start, writes.stop - 1) if writes is not None else ()), *(self.differing or ()))
-        for address in addresses:
+        addresses = list(self.differing or ())
+        for span, margin in ((self.probe.writes(twin), 1), (self.probe.writes(self.probe.itself), 0)):
+            if span is not None:
+                addresses += [span.start - margin, span.start, span.stop - 1, span.stop - 1 + margin]
+        for address in dict.fromkeys(addresses):
             got = _first_byte(answered, address)
             predicted = self.probe.byte_at(twin, address) if got is not None else None
             if predicted is not None and predicted != got:
