@@ -44,8 +44,8 @@ from tabulate import tabulate  # noqa: E402
 import cases  # noqa: E402
 import naive_peer  # noqa: E402
 from ascendc_conformance import reference  # noqa: E402
-from ascendc_conformance.format.case import Case  # noqa: E402
-from ascendc_conformance.judge.diagnosis import diagnose  # noqa: E402
+from ascendc_conformance.format.case import Case, ResultStatus  # noqa: E402
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose  # noqa: E402
 from ascendc_conformance.judge.verdict import judge  # noqa: E402
 from ascendc_conformance.spec.loader import load_spec  # noqa: E402
 from ascendc_conformance.strategies.faults import faults  # noqa: E402
@@ -53,9 +53,11 @@ from ascendc_conformance.strategies.legal import legal_cases, select_paths  # no
 from ascendc_conformance.strategies.sample import draw  # noqa: E402
 from ascendc_conformance.format.outcome import FAILURES as FAILING  # noqa: E402
 from ascendc_conformance.targets import open_target  # noqa: E402
+from ascendc_conformance.targets.reference_target import ReferenceImpl  # noqa: E402
 from tests.fixtures.buggy import targets as buggy_targets  # noqa: E402
-from tests.helpers.diagnosed import actual_of, result_of  # noqa: E402
 
+SPEC = load_spec()
+JSON_REFERENCE = ReferenceImpl(SPEC)   # the reference on case v1 dicts: what a python: target or `serve` pays
 SMALL_BYTES = 1024
 LOOP_BYTES = 64 * 1024
 GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "reference_vs_loop": ">= 100",
@@ -112,20 +114,21 @@ def interleaved(fns: list[Callable[[], Any]], repeats: int) -> list[float]:
 # --- 1. reference vs the memcpy floor -----------------------------------------------------------------------
 
 def reference_vs_memcpy(repeats: int, details: dict) -> dict:
-    """Marginal seconds per byte moved of reference.evaluate (a parsed Case: legality, plan, bounds, overlap,
-    move) between a ~1 KiB case and the largest case of the API's widest path, over that of a numpy copy."""
+    """Marginal seconds per byte moved of reference.expect (a Case: legality, plan, bounds, overlap, move)
+    between a ~1 KiB case and the largest case of the API's widest path, over that of a numpy copy."""
     out = {}
     for api in cases.APIS:
         small, large = cases.build(api, SMALL_BYTES, seed=1), cases.build(api, cases.largest_bytes(api), seed=2)
         b_small, b_large = cases.moved_bytes(api, small), cases.moved_bytes(api, large)
         c_small, c_large = Case.from_json(small), Case.from_json(large)
-        assert reference.evaluate(c_small).status == "ok" and reference.evaluate(c_large).status == "ok"
+        assert reference.expect(c_small, SPEC).status == "ok" and reference.expect(c_large, SPEC).status == "ok"
         a_small = np.frombuffer(np.random.default_rng(0).bytes(b_small), dtype=np.uint8)
         a_large = np.frombuffer(np.random.default_rng(0).bytes(b_large), dtype=np.uint8)
         t_small, t_large, m_small, m_large = interleaved(
-            [lambda: reference.evaluate(c_small), lambda: reference.evaluate(c_large), a_small.copy, a_large.copy],
+            [lambda: reference.expect(c_small, SPEC), lambda: reference.expect(c_large, SPEC), a_small.copy, a_large.copy],
             repeats)
-        e_small, e_large = interleaved([lambda: reference.expect(small), lambda: reference.expect(large)], repeats)
+        e_small, e_large = interleaved([lambda: JSON_REFERENCE.execute(small), lambda: JSON_REFERENCE.execute(large)],
+                                       repeats)
         per_byte_ref = (t_large - t_small) / (b_large - b_small)
         per_byte_copy = (m_large - m_small) / (b_large - b_small)
         per_byte_expect = (e_large - e_small) / (b_large - b_small)
@@ -151,26 +154,27 @@ def small_cases(api: str, count: int = 48) -> list[dict]:
 
 
 def reference_small_case_us(repeats: int, details: dict) -> dict:
-    """Microseconds per reference.expect(case dict) on distinct small cases: schema check, decoding, legality,
-    plan, bounds and overlap checks, move, encoding."""
+    """Microseconds per reference.expect(case, spec) on distinct small cases, what a run pays the reference per
+    case: legality, plan, bounds and overlap checks, move. The details add `json_us`, the same on case v1 dicts
+    (schema check, decoding, encoding: what a python: target or `serve` pays)."""
     out = {}
     for api in cases.APIS:
         batch = small_cases(api)
-        assert all(reference.expect(case)["status"] == "ok" for case in batch)
+        parsed = [Case.from_json(case) for case in batch]
+        assert all(reference.expect(case, SPEC).status == "ok" for case in parsed)
 
         def run() -> None:
-            for case in batch:
-                reference.expect(case)
+            for case in parsed:
+                reference.expect(case, SPEC)
         per_case = median_time(run, repeats=repeats) / len(batch)
         out[api] = round(per_case * 1e6, 1)
-        parsed = [Case.from_json(case) for case in batch]
 
-        def run_model() -> None:
-            for case in parsed:
-                reference.evaluate(case)
+        def run_json() -> None:
+            for case in batch:
+                JSON_REFERENCE.execute(case)
         details.setdefault("reference_small_case_us", {})[api] = {
             "cases": len(batch), "max_bytes": max(cases.moved_bytes(api, c) for c in batch),
-            "evaluate_us": round(median_time(run_model, repeats=repeats) / len(batch) * 1e6, 1)}
+            "json_us": round(median_time(run_json, repeats=repeats) / len(batch) * 1e6, 1)}
         log(f"  reference_small_case_us {api}: {out[api]}")
     return out
 
@@ -178,19 +182,19 @@ def reference_small_case_us(repeats: int, details: dict) -> dict:
 # --- 3. the naive peer ------------------------------------------------------------------------------------------
 
 def reference_vs_loop(repeats: int, details: dict) -> dict:
-    """At 64 KiB moved: the naive per-element loop (on decoded bytearrays) over reference.evaluate (on the
-    parsed Case, legality included). Both sides without the case codec; the codec-inclusive ratio
-    (naive_peer.expect vs reference.expect, base64 on both sides) is in the details."""
+    """At 64 KiB moved: the naive per-element loop (on decoded bytearrays) over reference.expect (on the
+    Case, legality included). Both sides without the case codec; the codec-inclusive ratio (naive_peer.expect
+    vs the reference on case v1 dicts, base64 on both sides) is in the details."""
     out = {}
     for api in cases.APIS:
         case = cases.build(api, LOOP_BYTES, seed=3)
-        assert naive_peer.expect(case) == reference.expect(case), f"the naive peer disagrees on {api}"
+        assert naive_peer.expect(case) == JSON_REFERENCE.execute(case), f"the naive peer disagrees on {api}"
         parsed = Case.from_json(case)
         regions = naive_peer.decode(case)   # the call rewrites the same bytes each time
         t_loop = median_time(lambda: naive_peer.run(case, regions), repeats=max(3, repeats // 4))
-        t_ref = timed(lambda: reference.evaluate(parsed), repeats)
+        t_ref = timed(lambda: reference.expect(parsed, SPEC), repeats)
         t_loop_json = median_time(lambda: naive_peer.expect(case), repeats=max(3, repeats // 4))
-        t_ref_json = timed(lambda: reference.expect(case), repeats)
+        t_ref_json = timed(lambda: JSON_REFERENCE.execute(case), repeats)
         out[api] = round(t_loop / t_ref, 1)
         details.setdefault("reference_vs_loop", {})[api] = {
             "bytes": cases.moved_bytes(api, case), "loop_ms": round(t_loop * 1e3, 2),
@@ -202,9 +206,9 @@ def reference_vs_loop(repeats: int, details: dict) -> dict:
 
 # --- 4. exec protocol vs in-process -------------------------------------------------------------------------------
 
-def drawn_cases(api: str, count: int, seed: int) -> list[dict]:
+def drawn_cases(api: str, count: int, seed: int) -> list[Case]:
     """`count` legal cases of one API drawn by the strategies under a fixed Hypothesis seed."""
-    return draw(legal_cases(select_paths(apis=[api])), count, seed)
+    return draw(legal_cases(SPEC, select_paths(SPEC, apis=[api])), count, seed, keep=lambda case: case)
 
 
 def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> None:
@@ -214,9 +218,9 @@ def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> No
     batch = [case for api in cases.APIS for case in drawn_cases(api, per_api, seed=6)]
     command = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
     start = time.perf_counter()
-    remote = open_target(command)
+    remote = open_target(command, SPEC)
     started = time.perf_counter() - start
-    local = open_target("reference")
+    local = open_target("reference", SPEC)
     try:
         answers_local = [local.execute(case) for case in batch]
         answers_remote = [remote.execute(case) for case in batch]
@@ -229,7 +233,7 @@ def exec_protocol_overhead(repeats: int, details: dict, per_api: int = 25) -> No
     finally:
         remote.close()
         local.close()
-    total_bytes = sum(len(region["data"]) for case in batch for region in case["memory"].values()) * 3 // 4
+    total_bytes = sum(len(region.data) for case in batch for region in case.memory.values())
     details["exec_target_side"] = {"cases": len(batch), "case_region_mib": round(total_bytes / 2**20, 1),
                                    "inprocess_s": round(t_local, 3), "exec_s": round(t_remote, 3),
                                    "ratio": round(t_remote / t_local, 2), "exec_start_s": round(started, 3)}
@@ -290,8 +294,8 @@ def diagnosis_us_per_failing_case(repeats: int, details: dict, legal: int = 60, 
     bug (but the reading followers, which fail nothing), `legal` legal cases and `per_fault` cases of every fault
     of its product and API (fixed seeds), the failing ones diagnosed `repeats` times each; the median over the
     bugs of each bug's median, and the worst bug's."""
-    spec = load_spec()
-    pools: dict[tuple[str, str], list[dict]] = {}
+    spec = SPEC
+    pools: dict[tuple[str, str], list[Case]] = {}
     per_bug: dict[str, dict] = {}
     for bug in buggy_targets.CATALOGUE:
         if issubclass(bug, buggy_targets.ReadingFollower):
@@ -299,17 +303,18 @@ def diagnosis_us_per_failing_case(repeats: int, details: dict, legal: int = 60, 
         product, api, _ = bug.SHOWS_IN
         if (product, api) not in pools:
             fault_cases = [case for fault in faults(spec, [product], [api])
-                           for case in draw(fault.strategy(), per_fault, seed=2)]
-            pools[product, api] = draw(legal_cases(select_paths(spec, [product], [api]), spec), legal, seed=1) + fault_cases
+                           for case in draw(fault.strategy(), per_fault, 2, keep=lambda case: case)]
+            pools[product, api] = draw(legal_cases(spec, select_paths(spec, [product], [api])), legal, 1,
+                                       keep=lambda case: case) + fault_cases
         failing = []
-        with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
+        with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", spec) as target:
             for case in pools[product, api]:
-                expected = reference.expect(case)
-                if expected["status"] not in ("ok", "rejected"):
+                expected = reference.expect(case, spec)
+                if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED):
                     continue
                 answer = target.execute(case)
                 if judge(case, expected, answer, target.hello, spec=spec).is_failure:
-                    failing.append((Case.from_json(case), result_of(expected), actual_of(answer)))
+                    failing.append((case, expected, actual_of(answer)))
         if not failing:
             continue
         seconds = median_time(lambda: [diagnose(c, e, a, spec, spec.seed_reading) for c, e, a in failing],

@@ -2,7 +2,8 @@
 
 It registers the run options and nothing else: it imports only pytest and the standard library, so that an
 unrelated pytest run pays almost nothing (benchmark key `plugin_overhead_ms`). Given `--ascendc-target`, it
-loads the conformance runner (ascendc_conformance.runner.plugin) and hands it the report writer.
+loads the spec and the conformance runner (ascendc_conformance.runner.plugin) and hands it the spec and the
+report writer.
 """
 from __future__ import annotations
 
@@ -22,5 +23,6 @@ def pytest_configure(config: pytest.Config) -> None:
     # Imported here, not at the top: only a conformance run pays for numpy, Hypothesis, the spec and reports.
     from ascendc_conformance import reports
     from ascendc_conformance.runner import plugin as runner
+    from ascendc_conformance.spec.loader import load_spec
 
-    runner.activate(config, reporter=reports)
+    runner.activate(config, reporter=reports, spec=load_spec())

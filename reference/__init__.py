@@ -1,15 +1,15 @@
 """The numpy reference: from a case, the expected memory image of every region, or the rules it breaks.
 
-`expect(case_dict) -> result_dict` works on the pinned JSON shapes; `evaluate(Case) -> Result` on the data
-model. Legality comes from the spec's rules (reference.legality and the API modules' relations); the bytes
-move by vectorised index arithmetic (reference.transfer).
+`expect(case, spec) -> Result` under one reading of the disputed points; `expect_readings` under the run's
+reading and every other reading the case's outcome depends on. Legality comes from the spec's rules
+(reference.legality and the API modules' relations); the bytes move by vectorised index arithmetic
+(reference.transfer). The spec is always the caller's: the reference loads none.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any
-
+from typing import Iterable
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
@@ -17,34 +17,28 @@ from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference import transfer as moves
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
-from ascendc_conformance.reference.codec import parse_case, result_json
-from ascendc_conformance.reference.index import default_spec
 from ascendc_conformance.reference.legality import Breach, static_breaches
 from ascendc_conformance.reference.transfer import Transfer
 from ascendc_conformance.spec.model import Reading, Spec, Status
+
+Others = list[tuple[Reading, Result]]
+"""The expected results of a case under the other readings it is judged against (expect_readings)."""
 
 # Common rules (spec/common.yaml) the memory stage cites.
 BOUNDS, CAPACITY, OVERLAP, SELF_OVERLAP = "Memory-bounds", "Memory-capacity", "Memory-overlap", "Memory-self-overlap"
 
 
-def expect(case: Any, *, reading: Reading | None = None, ignore: frozenset[str] = frozenset()) -> dict:
-    """The expected result (v1 dict) of a case dict under `reading` (default: the seed reading); a malformed
-    case gets {"status": "error", ...}. `ignore` as for `evaluate`."""
-    try:
-        parsed = parse_case(case)
-        return result_json(evaluate(parsed, reading=reading, ignore=ignore), parsed, case)
-    except CaseError as error:   # its message may quote the case (a 1 MB product name): cut, as a target's text is
-        return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json()
-
-
-def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = None,
-             ignore: frozenset[str] = frozenset()) -> Result:
-    """The expected outcome of one call under `reading` (default: the seed reading, every point's default).
+def expect(case: Case, spec: Spec, *, reading: Reading | None = None,
+           ignore: frozenset[str] = frozenset()) -> Result:
+    """The expected outcome of one call under `reading` (default: the seed reading, every point's default); a
+    case the spec cannot resolve (an unknown product or API, a missing parameter) gets an error result.
 
     `ignore`: rule ids judged as if they held — what a target lacking exactly those checks would answer
     (the single-fault meta-test asks this of every fault case with its own rule ignored)."""
-    spec = spec or default_spec()
-    call = resolve(case, spec, reading)
+    try:
+        call = resolve(case, spec, reading)
+    except CaseError as error:   # its message may quote the case (a 1 MB product name): cut, as a target's text is
+        return Result.error(clip(str(error), TARGET_TEXT_CHARS))
     judged = _judged(call, ignore)
     if isinstance(judged, Result):
         return judged
@@ -57,7 +51,7 @@ def evaluate(case: Case, spec: Spec | None = None, *, reading: Reading | None = 
 def legal_transfer(call: Call, ignore: frozenset[str] = frozenset()) -> Transfer | None:
     """What a call moves when the reference answers it ok as if the case's regions held every byte it touches
     (the region bounds are not judged, nor the rules in `ignore`; every other rule is), else None: for
-    comparing what two calls move without their memory images (reference.bits, judge.misread)."""
+    comparing what two calls move without their memory images (reference.bit_witness, judge.misread)."""
     judged = _judged(call, frozenset({BOUNDS}) | ignore)
     return None if isinstance(judged, Result) else judged[0]
 
@@ -80,7 +74,9 @@ def _judged(call: Call, ignore: frozenset[str]) -> Result | tuple[Transfer, move
                 for rule_id in plan.depends_on if call.reading.illegal(spec.rule(rule_id), call.product.id, call.route)]
     semantic = _kept(semantic, ignore)
     if semantic:
-        return _verdict(call, semantic)[0]
+        rejection, _ = _verdict(call, semantic)
+        assert rejection is not None, "a semantic breach makes the call illegal"
+        return rejection
     if moves.self_overlaps(plan):
         return _unspecified(spec, SELF_OVERLAP, "two destination writes of the call hit the same bytes")
     if moves.overlaps(call, plan, *spans):
@@ -88,41 +84,35 @@ def _judged(call: Call, ignore: frozenset[str]) -> Result | tuple[Transfer, move
     return plan, spans, _unique(depends + more + capacity_depends + plan.depends_on)
 
 
-def points_of(depends_on: tuple[str, ...] | list[str], spec: Spec | None = None) -> tuple[str, ...]:
+def points_of(depends_on: Iterable[str], spec: Spec) -> tuple[str, ...]:
     """The disputed points the rules of a result's `depends_on` belong to, in order."""
-    spec = spec or default_spec()
-    return _unique(tuple(spec.rule(rule_id).dispute for rule_id in depends_on if spec.rule(rule_id).dispute))
+    disputes = (spec.rule(rule_id).dispute for rule_id in depends_on)
+    return _unique(tuple(point for point in disputes if point))
 
 
-def other_readings(points: tuple[str, ...], reading: Reading, spec: Spec | None = None) -> list[Reading]:
+def other_readings(points: tuple[str, ...], reading: Reading, spec: Spec) -> list[Reading]:
     """Every combination of the computable readings of `points` other than `reading`'s own (the other points
     as `reading` has them): the readings a case that depends on these points is also judged against."""
-    spec = spec or default_spec()
     combos = [reading]
     for point in points:
         combos = [combo.with_choice(spec, point, name) for combo in combos for name in spec.disputes[point].readings]
     return [combo for combo in dict.fromkeys(combos) if combo != reading]
 
 
-def expect_readings(case: Any, reading: Reading | None = None) -> tuple[dict, list[tuple[Reading, dict]]]:
-    """The expected result under `reading` and, when it depends on disputed points, under every other
-    combination of their computable readings (other_readings), as (reading, result) pairs. A point that only
-    an alternative's answer depends on (e.g. D8 once count-below-unit's alternative makes a count legal) is
-    taken in too, until no new point appears."""
-    spec = default_spec()
+def expect_readings(case: Case, spec: Spec, reading: Reading | None = None) -> tuple[Result, Others]:
+    """The expected result under `reading` (default: the seed reading) and, when it depends on disputed points,
+    under every other combination of their computable readings (other_readings), as (reading, result) pairs. A
+    point that only an alternative's answer depends on (e.g. D8 once count-below-unit's alternative makes a
+    count legal) is taken in too, until no new point appears."""
     reading = reading or spec.seed_reading
-    try:
-        parsed = parse_case(case)   # once: decoding the regions is most of a small case's cost
-        expected = result_json(evaluate(parsed, spec, reading=reading), parsed, case)
-    except CaseError as error:
-        return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json(), []
-    points = points_of(expected.get("depends_on", ()), spec)
-    answers: dict[Reading, dict] = {}
+    expected = expect(case, spec, reading=reading)
+    points = points_of(expected.depends_on, spec)
+    answers: dict[Reading, Result] = {}
     while points:
         for other in other_readings(points, reading, spec):
             if other not in answers:
-                answers[other] = result_json(evaluate(parsed, spec, reading=other), parsed, case)
-        more = points_of([rule for result in answers.values() for rule in result.get("depends_on", ())], spec)
+                answers[other] = expect(case, spec, reading=other)
+        more = points_of([rule for result in answers.values() for rule in result.depends_on], spec)
         if set(more) <= set(points):
             break
         points = _unique(points + more)
@@ -172,7 +162,7 @@ def _verdict(call: Call, breaches: list[Breach]) -> tuple[Result | None, tuple[s
     illegal = [b for b in breaches if b.illegal(call)]
     if illegal:
         firm = [b for b in illegal if b.disputed is None]
-        depends = () if firm else _unique(tuple(b.disputed for b in illegal))
+        depends = () if firm else _unique(tuple(b.disputed for b in illegal if b.disputed))
         message = "; ".join(f"{b.rule.id}: {b.detail}" for b in illegal)
         return Result.rejected(_unique(tuple(b.rule.id for b in illegal)), message, depends), ()
     unspecified = [b for b in breaches if b.rule.status is Status.UNSPECIFIED]
@@ -205,7 +195,7 @@ def _memory_breaches(call: Call, spans: moves.Extents, plan: Transfer,
             disputed_by = capacity.rule if any(span.stop <= bytes_ for bytes_ in readings) else None
             breaches.append(Breach(spec.rule(CAPACITY), f"{_where(name, span)} exceed the {limit}-B "
                                                          f"capacity on {call.product.id}", disputed_by))
-        elif any(span.stop > bytes_ for bytes_ in readings):
+        elif capacity.rule and any(span.stop > bytes_ for bytes_ in readings):
             depends.append(capacity.rule)
     return breaches, tuple(depends)
 

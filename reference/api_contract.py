@@ -11,7 +11,7 @@ against `ApiReference`.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.misreading import Misreading, Read
@@ -49,15 +49,15 @@ class ApiReference(Protocol):
         the destination's start): "burst 1 (of 2), element 5". An element the call does not write is said
         to be so (the diff asks only about written ones, but must not crash on others)."""
 
-    def bit_flips(self, call: Call, field: str, bit: int) -> list[dict]:
+    def bit_flips(self, call: Call, field: str, bit: int) -> list[dict[str, Any]]:
         """The parameters of the calls that differ from `call` in bit `bit` of `field` (a parameter, or
         `<param>.<member>` of an array of structs, e.g. `srcSliceInfo.stride`): the bit cleared where the
         call sets it, one per place the field occurs (each dimension of a slice), with the parameters that
         legality ties to the field moved along (a slice's endIndex with its startIndex); [] where the bit is
-        not set. reference.bits judges each one: a legal call that moves other bytes witnesses the bit.
-        `reference.bits.scalar_flips` does it for plain parameters."""
+        not set. reference.bit_witness judges each one: a legal call that moves other bytes witnesses the bit.
+        `reference.bit_witness.scalar_flips` does it for plain parameters."""
 
-    def read_as(self, call: Call, field: str, read: Read) -> dict | None:
+    def read_as(self, call: Call, field: str, read: Read) -> dict[str, Any] | None:
         """The parameters of the call as a target that reads every value of `field` through `read` has them
         (a field kept in 8 bits: `value & 0xFF`): `field` is a parameter, or `<Struct>.<member>` for that member
         in every array of that struct (`SliceInfo.stride`, both operands, every dimension); the parameters that

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ascendc_conformance.format.case import REGION_INDEX, SPARSE_MEMORY, Case, memory_of
+from ascendc_conformance.format.case import REGION_INDEX, SPARSE_MEMORY, Case, Operand, memory_of
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.reference.index import for_spec
 from ascendc_conformance.spec.model import Api, Dtype, Field, Form, Product, Reading, Spec
@@ -39,20 +39,24 @@ class Call(Signature):
     reading: Reading
     # Per-call scratch space for what an API module derives from the params more than once per call (e.g.
     # the slice counts every DataCopySlice relation check asks for); never part of the call's identity.
-    derived: dict = field(default_factory=dict, compare=False, repr=False)
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def params(self) -> Mapping[str, Any]:
         return self.case.params
 
-    def operand(self, name: str):
-        return self.case.src if name == "src" else self.case.dst
+    def operand(self, name: str) -> Operand:
+        return self.case.operand(name)
 
     def dtype(self, name: str) -> Dtype:
         return self.src_dtype if name == "src" else self.dst_dtype
 
-    def memory(self, name: str) -> str | None:
-        return self.src_memory if name == "src" else self.dst_memory
+    def memory(self, name: str) -> str:
+        """The physical memory operand `name` ("src" or "dst") lives in: a call past the route check (legality)
+        has both."""
+        memory = self.src_memory if name == "src" else self.dst_memory
+        assert memory is not None, f"the {name} position of a routed call has a memory"
+        return memory
 
     @property
     def route(self) -> tuple[str, str]:

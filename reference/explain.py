@@ -8,17 +8,15 @@ verdict layer uses it to tell a byte the call must not touch from one it must wr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from ascendc_conformance.format.case import Case, ResultStatus
-from ascendc_conformance.reference import evaluate
+from ascendc_conformance.reference import expect
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.transfer import byte_addresses
-from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Spec
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,10 +36,6 @@ class Explanation:
     @property
     def dst_size(self) -> int:
         return self.call.dst_dtype.size
-
-    @property
-    def written_bytes(self) -> int:
-        return int(self.dst_addresses.size)
 
     def writes(self, address: int) -> bool:
         """Whether the call writes the destination byte at `address`."""
@@ -77,16 +71,13 @@ class Explanation:
         return f"{text}, byte {byte}" if size > 1 else text
 
 
-def explain(case: Case | dict[str, Any], reading: Reading | None = None) -> Explanation | None:
+def explain(case: Case, spec: Spec, reading: Reading | None = None) -> Explanation | None:
     """The bytes the call of `case` touches under `reading` (default: the seed reading), or None when the
     reference does not answer "ok" for it."""
-    if not isinstance(case, Case):
-        case = Case.from_json(case)
-    spec = load_spec()
-    if evaluate(case, spec, reading=reading).status is not ResultStatus.OK:
+    if expect(case, spec, reading=reading).status is not ResultStatus.OK:
         return None
     call = resolve(case, spec, reading)
     transfer = module_for(call.api).plan(call)
-    return Explanation(dst_memory=call.dst_memory, dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
-                       src_memory=call.src_memory, src_addresses=byte_addresses(call, "src", transfer.src_elements),
+    return Explanation(dst_memory=call.memory("dst"), dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
+                       src_memory=call.memory("src"), src_addresses=byte_addresses(call, "src", transfer.src_elements),
                        call=call)

@@ -30,7 +30,7 @@ from typing import Callable, NamedTuple
 
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.reference import bits
+from ascendc_conformance.reference import bit_witness
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.legality import static_breaches
@@ -119,7 +119,7 @@ class Hypothesis(ABC):
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The fields it misreads, as reference.bits names them (`srcSliceInfo.stride`); () for none."""
+        """The fields it misreads, as reference.bit_witness names them (`srcSliceInfo.stride`); () for none."""
         return ()
 
     @property
@@ -133,7 +133,7 @@ class Hypothesis(ABC):
 @dataclass(frozen=True)
 class FieldInfo:
     """A field as hypotheses read it: a parameter, or `<Struct>.<member>` standing for that member in every array
-    of the struct (`members`, as reference.bits names them), with its documented range and its C type's width."""
+    of the struct (`members`, as reference.bit_witness names them), with its documented range and its C type's width."""
 
     name: str
     members: tuple[str, ...]
@@ -208,7 +208,7 @@ class FieldMisread(Hypothesis):
         return None if params is None else Twin(with_params(probe.call, params))
 
     def describe(self, call: Call) -> str:
-        values = dict.fromkeys(value for member in self.field.members for value in bits.values(call.params, member)
+        values = dict.fromkeys(value for member in self.field.members for value in bit_witness.values(call.params, member)
                                if self.reading(value) != value)
         return f"{self.title} ({', '.join(f'{value} read as {self.reading(value)}' for value in values)})"
 
@@ -226,17 +226,19 @@ class FieldMisread(Hypothesis):
 
 
 def _fields(spec: Spec, api: Api) -> tuple[FieldInfo, ...]:
-    """Every tracked field of the API (reference.bits.fields), a member of an array of structs standing for its
+    """Every tracked field of the API (reference.bit_witness.fields), a member of an array of structs standing for its
     struct (`SliceInfo.stride` for srcSliceInfo.stride and dstSliceInfo.stride), with the widest range."""
     params = {name: field for form in api.forms.values() for name, field in form.fields.items()}
     found: dict[str, FieldInfo] = {}
-    for tracked in bits.fields(spec, api.name):
-        param, _, member = tracked.name.partition(bits.MEMBER)
+    for tracked in bit_witness.fields(spec, api.name):
+        param, _, member = tracked.name.partition(bit_witness.MEMBER)
         declared = params[param]
         if member:
-            name, ctype = f"{declared.array_of}{bits.MEMBER}{member}", api.structs[declared.array_of][member].ctype
+            assert declared.array_of is not None, "a tracked member belongs to an array of structs"
+            name, ctype = f"{declared.array_of}{bit_witness.MEMBER}{member}", api.structs[declared.array_of][member].ctype
         else:
             name, ctype = param, declared.ctype
+        assert ctype is not None, "a tracked field has a C type (reference.bit_witness.fields)"
         known = found.get(name)
         members = (*known.members, tracked.name) if known else (tracked.name,)
         low, high = (tracked.low, tracked.high) if not known else (min(known.low, tracked.low),
@@ -382,8 +384,8 @@ class TighterAlignment(Hypothesis):
         if not off or probe.refusal:
             return None
         positions = [probe.call.operand(name).position for name in off]
-        return Twin(probe.call, refuses=tuple(rule.id for rule in probe.call.api.rules_of_kind(RuleKind.ALIGNMENT)
-                                              if any(rule.where.covers(position) for position in positions)))
+        return Twin(probe.call, refuses=tuple(rule.id for rule in probe.call.api.rules
+                                              if rule.kind is RuleKind.ALIGNMENT and any(rule.where.covers(position) for position in positions)))
 
     @property
     def detail(self) -> tuple[int, ...]:
@@ -439,9 +441,9 @@ def _catalogue(spec: Spec, api: Api) -> tuple[Hypothesis, ...]:
 
 def _bounds(spec: Spec, api: Api) -> list[Hypothesis]:
     """A TighterBound per plain field and maximum 2^j - 1 within its documented range (below its top)."""
-    found = []
+    found: list[Hypothesis] = []
     for field in _fields(spec, api):
-        if field.one_bit or bits.MEMBER in field.members[0]:
+        if field.one_bit or bit_witness.MEMBER in field.members[0]:
             continue
         rules = tuple(rule.id for rule in api.rules if rule.kind is RuleKind.RANGE and rule.field == field.name)
         for j in range(field.width):
@@ -457,8 +459,9 @@ def _bounds(spec: Spec, api: Api) -> list[Hypothesis]:
 
 def _local_memories(spec: Spec, api: Api) -> list[str]:
     """The memories the API's paths place a local operand in (a GM operand's alignment is its dtype's)."""
-    return sorted({spec.product(path.product).memory_of(position) for path in api.paths for position in path.route
-                   if not GLOBAL.covers(position)} - {None})
+    memories = {spec.product(path.product).memory_of(position) for path in api.paths for position in path.route
+                if not GLOBAL.covers(position)}
+    return sorted(memory for memory in memories if memory is not None)
 
 
 def hypothesis(spec: Spec, hypothesis_id: str) -> Hypothesis:

@@ -11,25 +11,20 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Form, Rule, Spec
 
-_TABLES: dict[int, tuple[weakref.ref, "SpecIndex"]] = {}
-_DEFAULT: list[Spec] = []
-
-
-def default_spec() -> Spec:
-    """The packaged spec (spec.loader.load_spec()), without re-listing the spec directory on every call."""
-    if not _DEFAULT:
-        _DEFAULT.append(load_spec())
-    return _DEFAULT[0]
+_TABLES: dict[int, tuple[weakref.ref[Spec], "SpecIndex"]] = {}
 
 
 def for_spec(spec: Spec) -> "SpecIndex":
     entry = _TABLES.get(id(spec))
     if entry is None or entry[0]() is not spec:
         index = SpecIndex(weakref.proxy(spec))
-        _TABLES[id(spec)] = (weakref.ref(spec, lambda _ref, key=id(spec): _TABLES.pop(key, None)), index)
+        key = id(spec)
+
+        def forget(_ref: weakref.ref[Spec]) -> None:
+            _TABLES.pop(key, None)
+        _TABLES[key] = (weakref.ref(spec, forget), index)
         return index
     return entry[1]
 

@@ -6,12 +6,12 @@ Generic kinds (route, dtype, form, range, multiple, alignment) are decided here 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.index import SpecIndex, for_spec
-from ascendc_conformance.spec.model import Rule, RuleKind, Status
+from ascendc_conformance.spec.model import Path, Rule, RuleKind, Status
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def static_breaches(call: Call, relations: Mapping[str, Relation]) -> list[Breac
                                                      f"is not {align}-byte aligned")))
                 break
     for position, rule in checks.relations:
-        detail = relations[rule.check](call, rule)   # every check name is there (reference.apis.module_for)
+        detail = relations[rule.relation](call, rule)   # every check name is there (reference.apis.module_for)
         if detail is not None:
             found.append((position, Breach(rule, detail)))
     if len(found) > 1:
@@ -81,7 +81,7 @@ class _Checks:
     positions index the spec's rule order."""
 
     fixed: tuple[tuple[int, Breach], ...]
-    ranges: tuple[tuple, ...]
+    ranges: tuple[tuple[Any, ...], ...]
     alignments: tuple[tuple[int, Rule, tuple[tuple[str, int], ...]], ...]
     relations: tuple[tuple[int, Rule], ...]
 
@@ -98,7 +98,7 @@ class _Checks:
                     disputed_by = _route_extension(call, rules) if rule.kind is RuleKind.ROUTE else None
                     fixed.append((position, Breach(rule, detail, disputed_by)))
             elif rule.kind in (RuleKind.RANGE, RuleKind.MULTIPLE):
-                field = call.form.fields.get(rule.field)
+                field = call.form.fields.get(rule.param)
                 if field is not None and field.array_of is None:   # a scalar parameter of this form
                     ranges.append((position, rule, rule.field, rule.kind, rule.min, rule.max, rule.multiple))
             elif rule.kind is RuleKind.ALIGNMENT:
@@ -124,13 +124,13 @@ def _route_ok(call: Call, index: SpecIndex) -> bool:
             and index.has_route(call.api.name, call.product.id, case.src.position, case.dst.position))
 
 
-def _path(call: Call):
+def _path(call: Call) -> Path | None:
     case = call.case
     return call.spec.find_path(call.api.name, call.product.id, case.src.position, case.dst.position,
                                case.src.dtype, case.dst.dtype)
 
 
-def _judge(call: Call, rule: Rule, route_ok: bool, path) -> str | None:
+def _judge(call: Call, rule: Rule, route_ok: bool, path: Path | None) -> str | None:
     """The breach of a route, dtype or form rule (these depend on the path and form alone)."""
     case = call.case
     route = f"{case.src.position} -> {case.dst.position}"

@@ -21,6 +21,8 @@ from ascendc_conformance.reference.transfer import Grid, Transfer
 
 Read = Callable[[int], int]
 """How a target reads one value of a field: kept in 8 bits is `lambda value: value & 0xFF`."""
+TwinKey = tuple[Any, ...]
+"""What tells one twin from another (Twin.key): twins of equal key are computed once."""
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Twin:
     spill: int = 0                         # bytes after the call's last written byte that it clobbers
 
     @cached_property
-    def key(self) -> tuple:
+    def key(self) -> TwinKey:
         """Equal for two twins the reference computes alike: the same call made the same way."""
         case = self.call.case
         return (repr(sorted(case.params.items())), case.src.address, case.dst.address, self.call.dst_dtype.name,
@@ -65,7 +67,7 @@ def with_params(call: Call, params: Mapping[str, Any], **addresses: int) -> Call
     return replace(call, case=case, derived={})
 
 
-def scalar_read_as(call: Call, field: str, read: Read) -> dict | None:
+def scalar_read_as(call: Call, field: str, read: Read) -> dict[str, Any] | None:
     """`ApiReference.read_as` for plain parameters: the field read through `read` (a bool stays a bool); None
     where the call has no such field or its value reads as itself."""
     value = call.params.get(field)

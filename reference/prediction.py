@@ -21,7 +21,7 @@ from ascendc_conformance.reference import BOUNDS, CAPACITY
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.legality import static_breaches
-from ascendc_conformance.reference.misreading import Twin
+from ascendc_conformance.reference.misreading import Twin, TwinKey
 from ascendc_conformance.reference.transfer import (Extent, Transfer, apply, extents, regions_of, through_regions,
                                                      uncovered)
 
@@ -47,10 +47,10 @@ class Probe:
     def __init__(self, call: Call) -> None:
         self.call = call
         self.module = module_for(call.api)
-        self._transfers: dict[tuple, Transfer] = {}
-        self._overruns: dict[tuple, tuple[bool, frozenset[str]]] = {}
-        self._refusals: dict[tuple, frozenset[str] | None] = {}
-        self._images: dict[tuple, Image] = {}
+        self._transfers: dict[TwinKey, Transfer | None] = {}
+        self._overruns: dict[TwinKey, tuple[bool, frozenset[str]]] = {}
+        self._refusals: dict[TwinKey, frozenset[str] | None] = {}
+        self._images: dict[TwinKey, Image] = {}
 
     @cached_property
     def itself(self) -> Twin:
@@ -137,29 +137,36 @@ class Probe:
     def byte_at(self, twin: Twin, address: int) -> int | None:
         """The byte the twin leaves at absolute `address` of the destination memory, cheaply (without the whole
         image): None where it is unknown (read from outside the case, converted, clobbered) or outside the case's
-        regions. The last write to an element wins, as in the image."""
-        call, transfer = twin.call, self.transfer_of(twin)
+        regions. The last write to an element wins, as in the image. Only for a twin that `changes` the call."""
+        call, transfer = twin.call, self._computed(twin)
         span = extents(call, transfer)[1]
         if twin.spill and span is not None and span.stop <= address < span.stop + twin.spill:
             return None
         element, within = divmod(address - call.case.dst.address, call.dst_dtype.size)
         source = _source_of(transfer, element) if span is not None else None
         if source is None:
-            return _byte(call.case.memory, call.dst_memory, address)
+            return _byte(call.case.memory, call.memory("dst"), address)
         if call.src_dtype.name != call.dst_dtype.name:
             return None
-        return _byte(call.case.memory, call.src_memory, call.case.src.address + source * call.src_dtype.size + within)
+        return _byte(call.case.memory, call.memory("src"), call.case.src.address + source * call.src_dtype.size + within)
 
     def image(self, twin: Twin) -> Image:
-        """The case's regions after the twin (see Image)."""
+        """The case's regions after the twin (see Image). Only for a twin that `changes` the call."""
         key = twin.key
         found = self._images.get(key)
         if found is None:
             found = self._images[key] = self._image(twin)
         return found
 
+    def _computed(self, twin: Twin) -> Transfer:
+        """What a twin that `changes` the call moves (a twin the reference cannot compute changes nothing)."""
+        transfer = self.transfer_of(twin)
+        assert transfer is not None, "only a twin the reference computes is asked what it leaves"
+        return transfer
+
     def _image(self, twin: Twin) -> Image:
-        call, transfer = twin.call, self.transfer_of(twin)
+        call, transfer = twin.call, self._computed(twin)
+        unknown: dict[str, np.ndarray]
         if transfer.size == 0:
             memory, unknown = dict(call.case.memory), {}
         elif self.overruns(twin):
@@ -171,9 +178,10 @@ class Probe:
 
     def _clobbered(self, twin: Twin, memory: Mapping[str, Region]) -> dict[str, np.ndarray]:
         """The `spill` bytes after the twin's last written byte, in the region that holds them."""
-        span = extents(twin.call, self.transfer_of(twin))[1]
+        span = extents(twin.call, self._computed(twin))[1]
+        assert span is not None, "a twin that clobbers past its last write writes something"
         loose = {}
-        for key, region in regions_of(memory, twin.call.dst_memory):
+        for key, region in regions_of(memory, twin.call.memory("dst")):
             start, stop = max(span.stop, region.address), min(span.stop + twin.spill, region.end)
             if start < stop:
                 mask = np.zeros(len(region.data), dtype=bool)
@@ -219,7 +227,7 @@ def _byte(memory: Mapping[str, Region], name: str, address: int) -> int | None:
 
 def _alike(first: Transfer, second: Transfer) -> bool:
     """Cheaply certain that two transfers move alike (the same object, or the same grid); False may still move
-    alike (reference.bits.same_moves would tell, at the cost of sorting every element): a twin that moves like
+    alike (reference.bit_witness.same_moves would tell, at the cost of sorting every element): a twin that moves like
     the call predicts the reference's answer, which no failing answer matches, so doubt costs time only."""
     return first is second or (first.grid is not None and first.grid == second.grid)
 

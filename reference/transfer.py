@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -114,12 +114,14 @@ class Transfer:
     @property
     def src_elements(self) -> np.ndarray:
         if self._src is None:
+            assert self.grid is not None, "a transfer has its grid or its element indices"
             self._src = self.grid.elements("src")
         return self._src
 
     @property
     def dst_elements(self) -> np.ndarray:
         if self._dst is None:
+            assert self.grid is not None, "a transfer has its grid or its element indices"
             self._dst = self.grid.elements("dst")
         return self._dst
 
@@ -151,8 +153,8 @@ Extents = tuple[Extent | None, Extent | None]
 def extents(call: Call, transfer: Transfer) -> Extents:
     """The bytes the source's and the destination's accesses span (None when the call moves nothing)."""
     case = call.case
-    return (_extent(call.src_memory, case.src.address, call.src_dtype.size, _span(transfer, "src")),
-            _extent(call.dst_memory, case.dst.address, call.dst_dtype.size, _span(transfer, "dst")))
+    return (_extent(call.memory("src"), case.src.address, call.src_dtype.size, _span(transfer, "src")),
+            _extent(call.memory("dst"), case.dst.address, call.dst_dtype.size, _span(transfer, "dst")))
 
 
 def _span(transfer: Transfer, operand: str) -> tuple[int, int] | None:
@@ -204,14 +206,14 @@ def apply(call: Call, transfer: Transfer, spans: Extents | None = None) -> dict[
         return memory
     if call.sparse:
         return _apply_sparse(call, transfer, memory)
-    src_region = memory[call.src_memory]
-    dst_region = memory[call.dst_memory]
+    src_region = memory[call.memory("src")]
+    dst_region = memory[call.memory("dst")]
     grid = transfer.grid
     if grid is not None and _viewable(grid, spans or extents(call, transfer), src_region, dst_region):
         image = _apply_grid(call, grid, src_region, dst_region)
     else:
         image = _apply_elements(call, transfer, src_region, dst_region)
-    memory[call.dst_memory] = Region(dst_region.address, image)
+    memory[call.memory("dst")] = Region(dst_region.address, image)
     return memory
 
 
@@ -260,7 +262,7 @@ def _runs(shape: tuple[int, ...], strides: Sequence[Sequence[int]], size: int, a
 FEW_RUNS = 12
 
 # numpy types to move runs of these many bytes as one item (fast copy loops); other run lengths use void items.
-_ITEM_BY_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_ITEM_BY_SIZE: dict[int, np.dtype[Any]] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
 
 def _view(buffer: bytes | bytearray, offset: int, runs: _Runs, which: int) -> np.ndarray:
@@ -270,7 +272,7 @@ def _view(buffer: bytes | bytearray, offset: int, runs: _Runs, which: int) -> np
     return np.ndarray(runs.counts, dtype=item, buffer=buffer, offset=offset, strides=runs.strides[which])
 
 
-def _pieces(source: bytes, offset: int, runs: _Runs) -> list:
+def _pieces(source: bytes, offset: int, runs: _Runs) -> list[Any]:
     """The runs of operand 0 in `source`, in order, as buffers to join: zero-copy slices of `source` when
     there are few, else one gathered copy (numpy moves many short runs far quicker than a join)."""
     if math.prod(runs.counts) <= FEW_RUNS:
@@ -424,7 +426,7 @@ def through_regions(call: Call, transfer: Transfer) -> tuple[dict[str, Region], 
     src_starts, size = element_starts(call, "src", transfer), call.src_dtype.size
     values = np.zeros((src_starts.size, size), dtype=np.uint8)
     known = np.zeros(src_starts.size, dtype=bool)
-    src_regions = regions_of(memory, call.src_memory)
+    src_regions = regions_of(memory, call.memory("src"))
     if src_regions:
         index, known = holders([region for _, region in src_regions], src_starts, size)
         for number, (_, region) in enumerate(src_regions):
@@ -434,7 +436,7 @@ def through_regions(call: Call, transfer: Transfer) -> tuple[dict[str, Region], 
     if call.src_dtype.name != call.dst_dtype.name:
         values = _convert(values, size, call.dst_dtype.size)
     unknown: dict[str, np.ndarray] = {}
-    dst_regions = regions_of(memory, call.dst_memory)
+    dst_regions = regions_of(memory, call.memory("dst"))
     if not dst_regions:
         return memory, unknown
     dst_starts, size = element_starts(call, "dst", transfer), call.dst_dtype.size
@@ -453,7 +455,7 @@ def through_regions(call: Call, transfer: Transfer) -> tuple[dict[str, Region], 
 def _apply_sparse(call: Call, transfer: Transfer, memory: dict[str, Region]) -> dict[str, Region]:
     """`apply` where a memory has several regions: each element is read from and written into the region
     that holds it (every one is held: the bounds were checked)."""
-    src_regions, dst_regions = regions_of(memory, call.src_memory), regions_of(memory, call.dst_memory)
+    src_regions, dst_regions = regions_of(memory, call.memory("src")), regions_of(memory, call.memory("dst"))
     values = _gathered(call, "src", transfer, [region for _, region in src_regions],
                        b"".join(region.data for _, region in src_regions))
     if call.src_dtype.name != call.dst_dtype.name:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ascendc_conformance.reports.model import ReportError, RunResults, TestResult, load_results, merge
 from ascendc_conformance.reports.render_json import build_report, render_json
@@ -21,6 +21,7 @@ from ascendc_conformance.reports.render_junit import render_junit
 from ascendc_conformance.reports.render_md import render_md
 from ascendc_conformance.reports.render_html import render_html
 from ascendc_conformance.reports.verdict import verdict_lines
+from ascendc_conformance.spec.model import Spec
 
 FORMATS: dict[str, str] = {"json": "report.json", "junit": "junit.xml", "md": "report.md", "html": "report.html"}
 
@@ -28,7 +29,7 @@ __all__ = ["FORMATS", "ReportError", "RunResults", "TestResult", "build_document
            "render", "render_document", "verdict_lines", "write_all", "write_text"]
 
 
-def _renderer(fmt: str) -> Callable[[dict], str]:
+def _renderer(fmt: str) -> Callable[[dict[str, Any]], str]:
     if fmt == "json":
         return render_json
     if fmt == "junit":
@@ -40,25 +41,25 @@ def _renderer(fmt: str) -> Callable[[dict], str]:
     raise ReportError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-def build_document(results: RunResults, report_dir: str | os.PathLike | None = None, spec=None,
-                   details: bool = False) -> dict:
-    """The report document (report.json content) of `results`; replay paths relative to `report_dir`; every
-    test in full with `details` (else the tests that did not fail are summarised)."""
+def build_document(results: RunResults, report_dir: str | os.PathLike[str] | None = None, *, spec: Spec,
+                   details: bool = False) -> dict[str, Any]:
+    """The report document (report.json content) of `results` against `spec`; replay paths relative to
+    `report_dir`; every test in full with `details` (else the tests that did not fail are summarised)."""
     return build_report(results, spec=spec, report_dir=report_dir, details=details)
 
 
-def render_document(fmt: str, doc: dict) -> str:
+def render_document(fmt: str, doc: dict[str, Any]) -> str:
     """One format's text from a report document."""
     return _renderer(fmt)(doc)
 
 
-def render(fmt: str, results: RunResults, report_dir: str | os.PathLike | None = None, spec=None) -> str:
-    """One format's text (json, junit, md or html) of `results`."""
+def render(fmt: str, results: RunResults, report_dir: str | os.PathLike[str] | None = None, *, spec: Spec) -> str:
+    """One format's text (json, junit, md or html) of `results` against `spec`."""
     renderer = _renderer(fmt)
-    return renderer(build_document(results, report_dir, spec))
+    return renderer(build_document(results, report_dir, spec=spec))
 
 
-def write_text(path: str | os.PathLike, text: str) -> Path:
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write atomically (a temporary file in the same directory, then rename): a reader never sees half a report.
     A directory or file that cannot be written is a ReportError naming it."""
     path = Path(path)
@@ -85,12 +86,13 @@ def write_text(path: str | os.PathLike, text: str) -> Path:
     return path
 
 
-def write_all(report_dir: str | os.PathLike, results: RunResults | None = None, *, spec=None,
+def write_all(report_dir: str | os.PathLike[str], results: RunResults | None = None, *, spec: Spec,
               formats: tuple[str, ...] = tuple(FORMATS), details: bool = False) -> dict[str, Path]:
     """Write report.json, junit.xml, report.md and report.html into `report_dir`, from `results` or else from
-    `<report_dir>/results.jsonl`. Returns {format: path}. Raises ReportError if there are no usable results."""
+    `<report_dir>/results.jsonl`, against `spec`. Returns {format: path}. Raises ReportError if there are no
+    usable results."""
     report_dir = Path(report_dir)
     if results is None:
         results = load_results(report_dir)
-    doc = build_document(results, report_dir, spec, details)
+    doc = build_document(results, report_dir, spec=spec, details=details)
     return {fmt: write_text(report_dir / FORMATS[fmt], _renderer(fmt)(doc)) for fmt in formats}

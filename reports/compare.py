@@ -1,6 +1,6 @@
 """Compare two runs: new failures, fixed tests, coverage lost, verdict changes.
 
-`compare(old, new, spec=None)` gives a `Comparison`:
+`compare(old, new, spec)` gives a `Comparison`:
 
 - new_failures: tests with a failure verdict in NEW that had none in OLD (or were not in OLD);
 - fixed: tests with a failure verdict in OLD that ran in NEW without one;
@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from tabulate import tabulate
 
 from ascendc_conformance.reports.coverage import build_coverage
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults
-from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Spec
 
 ABSENT = "(absent)"
 
@@ -31,7 +32,7 @@ class Change:
     new: str          # verdict in NEW, or ABSENT (for a changed cause: Cause.label in NEW)
     message: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"test_id": self.test_id, "old": None if self.old == ABSENT else self.old,
                 "new": None if self.new == ABSENT else self.new, "message": self.message}
 
@@ -41,7 +42,7 @@ class LostRule:
     rule: str
     reason: str | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "reason": self.reason}
 
 
@@ -57,11 +58,7 @@ class Comparison:
     changed_causes: tuple[Change, ...] = ()
     notes: tuple[str, ...] = ()
 
-    @property
-    def regressed(self) -> bool:
-        return bool(self.new_failures or self.lost_paths or self.lost_rules)
-
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"old": self.old, "new": self.new, "new_failures": [c.to_json() for c in self.new_failures],
                 "fixed": [c.to_json() for c in self.fixed], "lost_paths": list(self.lost_paths),
                 "lost_rules": [r.to_json() for r in self.lost_rules],
@@ -78,10 +75,8 @@ def _describe(results: RunResults) -> str:
     return f"{sources} ({results.target}, profile {results.profile}, spec {results.spec_digest})"
 
 
-def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
-    if spec is None:
-
-        spec = load_spec()
+def compare(old: RunResults, new: RunResults, spec: Spec) -> Comparison:
+    """How two runs differ, test by test and cause by cause, against `spec`."""
     notes = []
     for key, label in (("target", "target"), ("spec_digest", "spec digest"), ("profile", "profile"),
                        ("seed", "seed")):
@@ -124,7 +119,7 @@ def compare(old: RunResults, new: RunResults, spec=None) -> Comparison:
 
 def render_table(comparison: Comparison, limit: int | None = None) -> str:
     """The comparison as text tables (github pipe format); `limit` caps the rows of each table."""
-    def cap(rows: list) -> list:
+    def cap(rows: list[Any]) -> list[Any]:
         if limit is not None and len(rows) > limit:
             return rows[:limit] + [[f"… {len(rows) - limit} more"] + [""] * (len(rows[0]) - 1)]
         return rows

@@ -13,7 +13,7 @@ certification statement.
   rejected naming only other rules (`other_rule`),
   and for a rule nothing exercised, why (REASONS).
 - `bits`: per field of every selected API, the bits the run's legal cases witnessed against the bits some legal
-  call can witness, with why the others cannot (reports.bits).
+  call can witness, with why the others cannot (reports.bit_table).
 - `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
   cases that tell them apart (counts per reading and "none", one example's params each, a one-word summary),
   with the point's default, alternatives and the alternatives the reference cannot compute (and why).
@@ -26,17 +26,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
-from ascendc_conformance.reports.bits import BitRow, bit_rows
+from ascendc_conformance.reports.bit_table import BitRow, bit_rows
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.format.results import TestKind, thaw
 from ascendc_conformance.format.tags import Tag, TagKind
-from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import SEED, Status
+from ascendc_conformance.spec.model import SEED, DisputePoint, Rule, Spec, Status
 
 NOT_SELECTED = "not selected"
 NOT_RUN = "not run"
@@ -91,7 +90,7 @@ class Cell:
     def covered(self) -> bool:
         return self.state not in NO_RESULT_STATES and self.state != Outcome.SKIPPED
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"product": self.product, "api": self.api, "route": self.route, "src_dtype": self.src_dtype,
                 "dst_dtype": self.dst_dtype, "dtype": self.dtype, "label": self.label, "state": self.state,
                 "covered": self.covered, "verdicts": dict(self.verdicts), "cases": dict(self.cases),
@@ -124,7 +123,7 @@ class RuleRow:
     def covered(self) -> bool:
         return self.reason is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "api": self.api, "kind": self.kind, "status": self.status, "citation": self.citation,
                 "citation_source": self.citation_source,
                 "description": self.description, "products": list(self.products), "dispute": self.dispute,
@@ -151,7 +150,7 @@ class DisputeRow:
     rules: tuple[str, ...]              # the spec's rules of this point
     run_reading: str                    # the reading of this point the run judged under
     counts: Mapping[str, int]
-    examples: Mapping[str, Mapping]
+    examples: Mapping[str, Mapping[str, Any]]
     tests: tuple[str, ...]
     reason: str | None = None           # why no case told its readings apart (None when one did)
 
@@ -163,7 +162,7 @@ class DisputeRow:
             return NOT_EXERCISED
         return followed[0] if len(followed) == 1 else MIXED
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"point": self.point, "title": self.title, "default": self.default, "reason": self.reason,
                 "alternatives": dict(self.alternatives), "uncomputable": dict(self.uncomputable),
                 "rules": list(self.rules), "run_reading": self.run_reading, "counts": dict(self.counts),
@@ -182,7 +181,7 @@ class Coverage:
     verdicts: Mapping[str, int]
     cases: Mapping[str, int]
     notes: tuple[str, ...] = ()
-    bits: tuple[BitRow, ...] = ()       # bit coverage per field of every selected API (reports.bits)
+    bits: tuple[BitRow, ...] = ()       # bit coverage per field of every selected API (reports.bit_table)
 
     def cells_of(self, product: str) -> tuple[Cell, ...]:
         return tuple(c for c in self.cells if c.product == product)
@@ -190,10 +189,7 @@ class Coverage:
     def covered_paths(self) -> set[str]:
         return {c.label for c in self.cells if c.covered}
 
-    def covered_rules(self) -> set[str]:
-        return {r.id for r in self.rules if r.covered}
-
-    def product_summary(self, product: str) -> dict:
+    def product_summary(self, product: str) -> dict[str, Any]:
         cells = self.cells_of(product)
         states: dict[str, int] = {}
         for cell in cells:
@@ -203,12 +199,12 @@ class Coverage:
                 "failing": sum(c.state in FAILURE_VERDICTS for c in cells),
                 "states": {s: states[s] for s in sorted(states, key=_state_rank)}}
 
-    def paths_summary(self) -> dict:
+    def paths_summary(self) -> dict[str, Any]:
         selected = [c for c in self.cells if c.state != NOT_SELECTED]
         return {"documented": len(self.cells), "selected": len(selected), "covered": sum(c.covered for c in self.cells),
                 "failing": sum(c.state in FAILURE_VERDICTS for c in self.cells)}
 
-    def rules_summary(self) -> dict:
+    def rules_summary(self) -> dict[str, Any]:
         """How many rules were exercised; the others counted and named per reason."""
         reasons: dict[str, list[str]] = {}
         for row in self.rules:
@@ -229,19 +225,16 @@ def state_rank(state: str) -> tuple[int, int]:
     return _state_rank(state)
 
 
-def _count(counter: dict, key: str, n: int = 1) -> None:
+def _count(counter: dict[str, Any], key: str, n: int = 1) -> None:
     counter[key] = counter.get(key, 0) + n
 
 
-def _sorted_counts(counts: dict) -> Mapping[str, int]:
+def _sorted_counts(counts: dict[str, Any]) -> Mapping[str, int]:
     return MappingProxyType({k: counts[k] for k in sorted(counts, key=severity)})
 
 
-def build_coverage(results: RunResults, spec=None) -> Coverage:
-    """The coverage of `results` against `spec` (the packaged spec by default)."""
-    if spec is None:
-
-        spec = load_spec()
+def build_coverage(results: RunResults, spec: Spec) -> Coverage:
+    """The coverage of `results` against `spec`."""
     all_products = tuple(p.id for p in spec.products)
     notes: list[str] = []
     if results.spec_digest != spec.digest:
@@ -263,7 +256,7 @@ def build_coverage(results: RunResults, spec=None) -> Coverage:
                     notes=tuple(notes), bits=bit_rows(results, spec, selected_products, selected_apis))
 
 
-def _resolve_products(spec, names, notes: list[str]) -> tuple[str, ...]:
+def _resolve_products(spec: Spec, names: Iterable[str], notes: list[str]) -> tuple[str, ...]:
     resolved = []
     for name in names:
         product_id = spec.resolve_product(name)
@@ -274,8 +267,9 @@ def _resolve_products(spec, names, notes: list[str]) -> tuple[str, ...]:
     return tuple(resolved)
 
 
-def _cells(spec, results: RunResults, products, apis, notes: list[str]) -> list[Cell]:
-    legal: dict[tuple, list[TestResult]] = {}
+def _cells(spec: Spec, results: RunResults, products: Collection[str], apis: Collection[str],
+           notes: list[str]) -> list[Cell]:
+    legal: dict[tuple[Any, ...], list[TestResult]] = {}
     for test in results.tests:
         if test.kind is TestKind.LEGAL and test.product and test.api and test.route and test.src_dtype:
             key = (test.product, test.api, test.route, test.src_dtype, test.dst_dtype or test.src_dtype)
@@ -305,7 +299,7 @@ def _cells(spec, results: RunResults, products, apis, notes: list[str]) -> list[
             state = NOT_SUPPORTED
         else:
             state = NOT_DRAWN
-        cells.append(Cell(path.product, path.api, route, path.src_dtype, path.dst_dtype, state,
+        cells.append(Cell(path.product, path.api, route, path.src_dtype, path.dst_dtype, state or NOT_RUN,
                           _sorted_counts(verdicts), _sorted_counts(cases), tuple(t.test_id for t in tests)))
     stray = [t.test_id for key, tests in legal.items() if key not in seen for t in tests]
     if stray:
@@ -317,7 +311,8 @@ def _unsupported(tests: list[TestResult]) -> bool:
     return any(t.verdict == Outcome.NOT_SUPPORTED or t.skip is SkipReason.NOT_SUPPORTED for t in tests)
 
 
-def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) -> list[RuleRow]:
+def _rules(spec: Spec, results: RunResults, products: Collection[str], apis: Collection[str],
+           incomplete: bool = False) -> list[RuleRow]:
     hits: dict[str, int] = {}
     bounds: dict[str, int] = {}
     disputed: dict[str, int] = {}
@@ -356,21 +351,24 @@ def _rules(spec, results: RunResults, products, apis, incomplete: bool = False) 
     return rows
 
 
-def _inseparable(rule, tests: list[TestResult]) -> str | None:
+def _inseparable(rule: Rule, tests: list[TestResult]) -> str | None:
     """"inseparable from <rules>" when every fault test of the rule that ran is a variant the spec calls
     inseparable: its rejections may be for those rules, so they do not count as covering this one."""
     variants = {t.variant for t in tests if t.kind is TestKind.ILLEGAL and t.ran}
-    entries = [rule.inseparable_variant(variant) for variant in sorted(variants)]
-    if not entries or None in entries:
+    entries = [rule.inseparable_variant(variant) if variant is not None else None
+               for variant in sorted(variants, key=lambda v: v or "")]
+    known = [entry for entry in entries if entry is not None]
+    if not entries or len(known) < len(entries):
         return None
-    return REASON_INSEPARABLE + ", ".join(dict.fromkeys(r for entry in entries for r in entry.from_rules))
+    return REASON_INSEPARABLE + ", ".join(dict.fromkeys(r for entry in known for r in entry.from_rules))
 
 
-def _selected(rule, products, apis) -> bool:
+def _selected(rule: Rule, products: Collection[str], apis: Collection[str]) -> bool:
     return (rule.api is None or rule.api in apis) and bool(set(rule.products) & set(products))
 
 
-def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, incomplete: bool = False) -> str:
+def _reason(rule: Rule, tests: list[TestResult], results: RunResults, products: Collection[str],
+            apis: Collection[str], incomplete: bool = False) -> str:
     if rule.status is Status.UNSPECIFIED:
         return REASON_UNSPECIFIED
     if not _selected(rule, products, apis):
@@ -392,18 +390,18 @@ def _reason(rule, tests: list[TestResult], results: RunResults, products, apis, 
     return REASON_NOT_DRAWN
 
 
-def _disputes(spec, results: RunResults, rules: Mapping[str, "RuleRow"]) -> list[DisputeRow]:
+def _disputes(spec: Spec, results: RunResults, rules: Mapping[str, "RuleRow"]) -> list[DisputeRow]:
     """One row per disputed point with named alternatives, in the spec's order."""
     counts: dict[str, dict[str, int]] = {}
-    examples: dict[str, dict[str, Mapping]] = {}
+    examples: dict[str, dict[str, Mapping[str, Any]]] = {}
     tests: dict[str, list[str]] = {}
     for test in results.tests:
-        for point, seen in test.disputed.items():
-            for name, n in seen.items():
-                _count(counts.setdefault(point, {}), name, n)
-            for name, params in test.dispute_examples.get(point, {}).items():
-                examples.setdefault(point, {}).setdefault(name, params)
-            tests.setdefault(point, []).append(test.test_id)
+        for point_id, followed in test.disputed.items():
+            for name, n in followed.items():
+                _count(counts.setdefault(point_id, {}), name, n)
+            for name, params in test.dispute_examples.get(point_id, {}).items():
+                examples.setdefault(point_id, {}).setdefault(name, params)
+            tests.setdefault(point_id, []).append(test.test_id)
     rows = []
     for point in spec.disputes.values():
         if not point.alternatives:
@@ -423,7 +421,7 @@ def _disputes(spec, results: RunResults, rules: Mapping[str, "RuleRow"]) -> list
     return rows
 
 
-def _unexercised(point, rows: list["RuleRow"], seen: Mapping[str, int]) -> str | None:
+def _unexercised(point: DisputePoint, rows: list["RuleRow"], seen: Mapping[str, int]) -> str | None:
     """Why no case of the run told the readings of a point apart: none of its alternatives can be computed,
     its rules' own reasons, or that the cases of its rules never made the readings differ."""
     if any(seen.values()):
@@ -469,8 +467,8 @@ class Certification:
     failing_tests: int = 0
     tests: int = 0
     cases: int = 0
-    pairs: tuple[Mapping, ...] = ()  # per selected product/API: paths x dtypes documented, covered, excluded
-    declared_limits: tuple[Mapping, ...] = ()   # the target's declared deviations from the spec, with their rules
+    pairs: tuple[Mapping[str, Any], ...] = ()  # per selected product/API: paths x dtypes documented, covered, excluded
+    declared_limits: tuple[Mapping[str, Any], ...] = ()   # the target's declared deviations from the spec, with their rules
     typed: bool = False                         # the target declares itself typed (limits.typed)
     checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
     type_enforced: int = 0                      # fault tests not sent to it as typed
@@ -511,7 +509,7 @@ class Certification:
     def text(self) -> str:
         return "\n".join(self.lines)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"target": self.target, "suite_version": self.suite_version, "spec_digest": self.spec_digest,
                 "profile": self.profile, "seed": self.seed, "hypothesis_versions": list(self.hypothesis_versions),
                 "reading": self.reading, "products": list(self.products),
@@ -636,7 +634,7 @@ STATE_SYMBOLS = {**{outcome.value: outcome.symbol for outcome in Outcome}, NOT_D
                  NOT_SELECTED: "–"}
 
 
-def matrix_tables(coverage: dict) -> list[dict]:
+def matrix_tables(coverage: dict[str, Any]) -> list[dict[str, Any]]:
     """The report's coverage matrix as one table per product (every product of the spec, in spec order):
     {"product", "display_name", "selected", "summary", "dtypes": [column labels],
      "rows": [{"api", "route", "cells": [cell dict | None per column], "state": worst state of the row}]}."""
@@ -646,7 +644,7 @@ def matrix_tables(coverage: dict) -> list[dict]:
     def rank(dtype: str) -> tuple[int, str]:
         return (order.get(dtype, len(order)), dtype)
 
-    tables: dict[str, dict] = {}
+    tables: dict[str, dict[str, Any]] = {}
     for product in coverage["products"]:
         tables[product["id"]] = {"product": product["id"], "display_name": product["display_name"],
                                  "selected": product["selected"], "summary": product, "dtypes": [], "rows": {}}
@@ -679,7 +677,7 @@ READINGS_COLUMNS = ("point", "title", "run's reading", "cases per reading", "exa
                     "not computed")
 
 
-def reading_rows(disputed: list[dict]) -> list[list[str]]:
+def reading_rows(disputed: list[dict[str, Any]]) -> list[list[str]]:
     """The readings table as plain text cells (READINGS_COLUMNS), from report.json's coverage.disputed."""
     rows = []
     for d in disputed:

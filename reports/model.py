@@ -29,7 +29,6 @@ from ascendc_conformance.format.outcome import FAILURES, Outcome
 
 # Verdicts of a test, worst first; a merge keeps the earlier of two verdicts of one test id.
 VERDICT_ORDER = tuple(Outcome)
-VERDICTS = VERDICT_ORDER
 FAILURE_VERDICTS = FAILURES
 # The metadata that must agree when shards are merged.
 MERGE_KEYS = ("target", "spec_digest", "profile", "seed", "reading", "pack")
@@ -59,9 +58,9 @@ class TestResult(TestRecord):
     source: Path | None = None   # the report directory of the results file the record came from
 
     @classmethod
-    def from_record(cls, record: Mapping, source: Path | None = None, where: str = "") -> "TestResult":
+    def from_record(cls, record: Mapping[str, Any], source: Path | None = None, where: str = "") -> "TestResult":
         try:
-            return cls.from_json(record, where, source=source)
+            return cls.from_json(record, where, source=source)  # type: ignore[return-value]  # extra: TestResult
         except results_file.ResultsError as error:
             raise ReportError(str(error)) from None
 
@@ -93,7 +92,7 @@ class TestResult(TestRecord):
             path = self.source / path
         return path
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The record as report.json lists it (its diff is shown with the failures, not with every test)."""
         return {key: value for key, value in super().to_json().items() if key not in ("record", "diff")}
 
@@ -107,7 +106,7 @@ class Shard:
     started: str | None
     finished: str | None
     exit_status: int | None
-    machine: Mapping
+    machine: Mapping[str, Any]
     workers: int | None
     command: str | None
     tests: int
@@ -116,7 +115,7 @@ class Shard:
     def killed(self) -> bool:
         return self.finished is None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"source": str(self.source), "shard": self.shard, "started": self.started, "finished": self.finished,
                 "exit_status": self.exit_status, "killed": self.killed, "machine": thaw(self.machine),
                 "workers": self.workers, "command": self.command, "tests": self.tests}
@@ -126,9 +125,9 @@ class Shard:
 class RunResults:
     """One run: metadata (`run`, the run record of the first shard), tests, end, shards, notes."""
 
-    run: Mapping
+    run: Mapping[str, Any]
     tests: tuple[TestResult, ...]
-    end: Mapping | None           # the end record (merged: the last finish, the worst exit status); None if killed
+    end: Mapping[str, Any] | None           # the end record (merged: the last finish, the worst exit status); None if killed
     shards: tuple[Shard, ...]
     notes: tuple[str, ...] = ()
     duplicates: tuple[str, ...] = ()   # test ids present more than once
@@ -158,7 +157,7 @@ class RunResults:
         return self._get("seed")
 
     @property
-    def pack(self) -> Mapping | None:
+    def pack(self) -> Mapping[str, Any] | None:
         """The certification pack the run took its cases from (id, profile, ...; runner.recorder), or None."""
         return self._get("pack")
 
@@ -188,7 +187,7 @@ class RunResults:
         return tuple(self._get("apis") or ())
 
     @property
-    def hello(self) -> Mapping:
+    def hello(self) -> Mapping[str, Any]:
         return self._get("hello") or MappingProxyType({})
 
     @property
@@ -200,7 +199,7 @@ class RunResults:
             return Limits()
 
     @property
-    def declared_limits(self) -> tuple[Mapping, ...]:
+    def declared_limits(self) -> tuple[Mapping[str, Any], ...]:
         """The target's declared limits stricter than the spec, with the rules they deviate from (run record)."""
         return tuple(self._get("declared_limits") or ())
 
@@ -222,7 +221,7 @@ class RunResults:
         return any(shard.killed for shard in self.shards)
 
     @property
-    def waivers_declared(self) -> tuple[Mapping, ...]:
+    def waivers_declared(self) -> tuple[Mapping[str, Any], ...]:
         return tuple(self._get("waivers") or ())
 
     @property
@@ -261,7 +260,7 @@ class RunResults:
                 counts[outcome] = counts.get(outcome, 0) + n
         return {v: counts[v] for v in sorted(counts, key=severity)}
 
-    def metadata(self) -> dict:
+    def metadata(self) -> dict[str, Any]:
         """The run metadata as plain JSON (for report.json)."""
         machines = [thaw(s.machine) for s in self.shards]
         return {"target": self.target, "hello": thaw(self.hello), "suite_version": self.suite_version,
@@ -284,7 +283,7 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-def results_path(source: str | os.PathLike) -> Path:
+def results_path(source: str | os.PathLike[str]) -> Path:
     """The results.jsonl of a report dir, or the file itself; a missing one is a ReportError."""
     path = Path(source)
     if path.is_dir():
@@ -299,7 +298,7 @@ def results_path(source: str | os.PathLike) -> Path:
     return path
 
 
-def _read_one(source: str | os.PathLike) -> RunResults:
+def _read_one(source: str | os.PathLike[str]) -> RunResults:
     path = results_path(source)
     try:
         lines = list(results_file.read(path))
@@ -309,7 +308,7 @@ def _read_one(source: str | os.PathLike) -> RunResults:
         raise ReportError(f"{path}: cannot read ({error.strerror})") from None
     notes: list[str] = []
     # Split into runs at each run record; stray records before the first run record belong to it.
-    runs: list[list[tuple[int, dict]]] = []
+    runs: list[list[tuple[int, dict[str, Any]]]] = []
     for number, record in lines:
         if record["record"] == "run" or not runs:
             runs.append([])
@@ -342,7 +341,7 @@ def _read_one(source: str | os.PathLike) -> RunResults:
     return results_of(run, tests, end, path, notes)
 
 
-def results_of(run: Mapping, tests: Iterable[TestResult], end: Mapping | None, source: Path,
+def results_of(run: Mapping[str, Any], tests: Iterable[TestResult], end: Mapping[str, Any] | None, source: Path,
                notes: Iterable[str] = ()) -> RunResults:
     """One run's results from its records: the run record, its tests and its end record (None: killed)."""
     tests = list(tests)
@@ -369,7 +368,7 @@ def _union(groups: list[list[TestResult]]) -> tuple[list[TestResult], list[str],
                 kept[test.test_id] = test
                 continue
             duplicates.append(test.test_id)
-            winner, loser = (test, other) if severity(test.verdict) < severity(other.verdict) else (other, test)
+            winner = test if severity(test.verdict) < severity(other.verdict) else other
             kept[test.test_id] = winner
             notes.append(f"test {test.test_id} was recorded twice ({_where(other)}: {other.verdict}; "
                          f"{_where(test)}: {test.verdict}); kept the worse verdict, {winner.verdict}")
@@ -417,7 +416,7 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
             notes.append(f"the shards selected different {key}: "
                          + "; ".join(", ".join(s) or "all" for s in selections) + "; reporting their union")
             run[key] = [] if any(not s for s in selections) else sorted({x for s in selections for x in s})
-    waivers: list = []
+    waivers: list[Any] = []
     for part in parts:
         for waiver in thaw(part.run.get("waivers") or []):
             if waiver not in waivers:
@@ -427,16 +426,17 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
     tests, duplicates, dup_notes = _union([list(part.tests) for part in parts])
     ends = [part.end for part in parts]
     end = None
-    if all(e is not None for e in ends):
-        statuses = [int(e.get("exit_status") or 0) for e in ends]
-        end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in ends) or None,
+    known = [e for e in ends if e is not None]
+    if len(known) == len(ends):
+        statuses = [int(e.get("exit_status") or 0) for e in known]
+        end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in known) or None,
                "exit_status": max(statuses, key=lambda s: (s != 0, s))}
     return RunResults(run=freeze(run), tests=tuple(tests), end=freeze(end) if end else None,
                       shards=tuple(shard for part in parts for shard in part.shards), notes=tuple(notes + dup_notes),
                       duplicates=tuple(d for part in parts for d in part.duplicates) + tuple(duplicates))
 
 
-def load_results(*sources: str | os.PathLike) -> RunResults:
+def load_results(*sources: str | os.PathLike[str]) -> RunResults:
     """Read results.jsonl files (or report dirs holding one) into one RunResults; several are merged."""
     if len(sources) == 1 and isinstance(sources[0], (list, tuple)):
         sources = tuple(sources[0])

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
-from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (NO_RESULT_STATES, READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS,
                                                   matrix_tables, reading_rows)
 from ascendc_conformance.reports.model import VERDICT_ORDER
@@ -36,7 +37,7 @@ def _environment() -> jinja2.Environment:
                               keep_trailing_newline=True)
 
 
-def render_html(doc: dict) -> str:
+def render_html(doc: dict[str, Any]) -> str:
     coverage = doc["coverage"]
     tests, cases = doc["verdicts"]["tests"], doc["verdicts"]["cases"]
     verdict_names = [v for v in VERDICT_ORDER if v in tests or v in cases]

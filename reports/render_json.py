@@ -1,6 +1,6 @@
 """The report document (report.json, format 1): the one model every renderer draws from.
 
-`build_report(results, spec=None, report_dir=None)` turns a RunResults into a plain JSON-able dict that
+`build_report(results, spec, report_dir=None)` turns a RunResults into a plain JSON-able dict that
 validates against reports/schema/report-v1.schema.json: run metadata (start, end, machine, shards),
 the certification statement, verdict totals, coverage (path matrix, rules, disputed points, bit coverage), failures with
 their diffs, replay files and replay commands, waivers used / unmatched, every test, and notes.
@@ -16,26 +16,26 @@ from pathlib import Path
 from typing import Any
 
 import ascendc_conformance
-from ascendc_conformance.reports.bits import bits_summary
+from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
 import jsonschema
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.results import TestKind, format_params, params_size
+from ascendc_conformance.format.results import Cause, TestKind, format_params, params_size
 from ascendc_conformance.judge.diff import format_diff
-from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Spec
 
 REPORT_FORMAT = 1
 SCHEMA_FILE = Path(__file__).resolve().parent / "schema" / "report-v1.schema.json"
 
 
 @lru_cache(maxsize=1)
-def schema() -> dict:
+def schema() -> dict[str, Any]:
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
-def validate_report(doc: dict) -> None:
+def validate_report(doc: dict[str, Any]) -> None:
     """Raise jsonschema.ValidationError if `doc` is not a valid report.json v1."""
     jsonschema.Draft202012Validator(schema()).validate(doc)
 
@@ -65,7 +65,7 @@ def _replay_for(replay: str | None, test: TestResult, report_dir: Path | None) -
         return str(path.resolve())
 
 
-def _failure(test: TestResult, report_dir: Path | None) -> dict:
+def _failure(test: TestResult, report_dir: Path | None) -> dict[str, Any]:
     replay = _replay_for(test.replay, test, report_dir)
     exists = test.replay_path.is_file() if test.replay_path is not None else False
     return {"test_id": test.test_id, "verdict": test.verdict, "kind": test.kind, "product": test.product,
@@ -73,13 +73,19 @@ def _failure(test: TestResult, report_dir: Path | None) -> dict:
             "message": test.message, "diff": thaw(test.diff), "diff_text": diff_text(test.diff), "replay": replay,
             "replay_exists": exists, "replay_command": test.replay_command, "counts": thaw(test.counts),
             "cases": test.cases, "case": thaw(test.case), "params": format_params(test.case),
-            "cause": test.cause.to_json(), "causes": _causes(test, report_dir)}
+            "cause": _cause(test).to_json(), "causes": _causes(test, report_dir)}
 
 
-def _causes(test: TestResult, report_dir: Path | None) -> list[dict]:
+def _cause(test: TestResult) -> Cause:
+    cause = test.cause
+    assert cause is not None, "a failing test has a cause"
+    return cause
+
+
+def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
     """Every distinct cause of the test's failures (one, derived from the record, when it recorded none)."""
     if not test.causes:
-        return [{"cause": test.cause.to_json(), "verdict": test.verdict, "message": test.message,
+        return [{"cause": _cause(test).to_json(), "verdict": test.verdict, "message": test.message,
                  "diff_text": diff_text(test.diff), "replay": _replay_for(test.replay, test, report_dir),
                  "replay_command": test.replay_command, "case": thaw(test.case), "params": format_params(test.case),
                  "cases": test.cases}]
@@ -89,10 +95,10 @@ def _causes(test: TestResult, report_dir: Path | None) -> list[dict]:
              "params": format_params(entry.get("case")), "cases": entry.get("cases", 0)} for entry in test.causes]
 
 
-def failure_groups(failures: list[dict]) -> list[dict]:
+def failure_groups(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every cause of every failing test, grouped by cause, most frequent first; each group names its failing
     tests and its smallest case (the one with the smallest parameters over the group) with its replay."""
-    groups: dict[str, list[tuple[dict, dict]]] = {}
+    groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
     for failure in failures:
         for cause in failure["causes"]:
             groups.setdefault(cause["cause"]["label"], []).append((failure, cause))
@@ -107,13 +113,13 @@ def failure_groups(failures: list[dict]) -> list[dict]:
     return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
 
 
-def _summary(test: TestResult) -> dict:
+def _summary(test: TestResult) -> dict[str, Any]:
     """A passing test, as report.json lists it without --report-details."""
     return {"test_id": test.test_id, "kind": test.kind, "verdict": test.verdict, "counts": thaw(test.counts),
             "cases": test.cases, "api": test.api}
 
 
-def _cell(cell: dict, details: bool) -> dict:
+def _cell(cell: dict[str, Any], details: bool) -> dict[str, Any]:
     """A heat-map cell; without --report-details one whose tests all passed does not list them (the legal
     test of a path is `test_legal[<label>]`)."""
     if not details and cell["verdicts"].get(Outcome.PASS, 0) == len(cell["tests"]):
@@ -121,7 +127,7 @@ def _cell(cell: dict, details: bool) -> dict:
     return cell
 
 
-def _size(case: dict | None) -> int:
+def _size(case: dict[str, Any] | None) -> int:
     """How big a failing case is, by its parameters (no case: as big as can be)."""
     return params_size(case.get("params")) if case else 2**63
 
@@ -130,9 +136,9 @@ def _waiver_key(waiver: Any) -> str:
     return json.dumps(thaw(waiver), sort_keys=True)
 
 
-def _waivers(results: RunResults) -> dict:
+def _waivers(results: RunResults) -> dict[str, Any]:
     declared = [thaw(w) for w in results.waivers_declared]
-    used: dict[str, dict] = {}
+    used: dict[str, dict[str, Any]] = {}
     for test in results.tests:
         if test.waiver:
             entry = used.setdefault(_waiver_key(test.waiver), {"waiver": thaw(test.waiver), "tests": []})
@@ -141,21 +147,18 @@ def _waivers(results: RunResults) -> dict:
     return {"declared": declared, "used": list(used.values()), "unmatched": unmatched}
 
 
-def _products(spec, coverage: Coverage) -> list[dict]:
+def _products(spec: Spec, coverage: Coverage) -> list[dict[str, Any]]:
     names = {p.id: p.display_name for p in spec.products}
     return [{"id": product, "display_name": names.get(product, product), **coverage.product_summary(product)}
             for product in coverage.products]
 
 
-def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike | None = None,
-                 coverage: Coverage | None = None, details: bool = False) -> dict:
-    """The report document of `results` against `spec` (default: the packaged spec). `report_dir` is where the
+def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[str] | None = None,
+                 coverage: Coverage | None = None, details: bool = False) -> dict[str, Any]:
+    """The report document of `results` against `spec`. `report_dir` is where the
     report will be written; replay paths are given relative to it. Without `details` a test that did not fail
     is summarised (its id, kind, verdict, counts and skip reason): results.jsonl keeps everything, and the
     coverage tables are worked out from it, not from this list."""
-    if spec is None:
-
-        spec = load_spec()
     report_dir = Path(report_dir) if report_dir is not None else None
     coverage = coverage or build_coverage(results, spec)
     certification = certify(results, coverage)
@@ -194,7 +197,7 @@ def build_report(results: RunResults, spec=None, report_dir: str | os.PathLike |
     }
 
 
-def render_json(doc: dict) -> str:
+def render_json(doc: dict[str, Any]) -> str:
     """report.json: compact, one line (a ci run's report is a few hundred kB; `jq .` or `python -m json.tool`
     indent it for reading)."""
     return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, default=str) + "\n"

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.results import TestKind
-from ascendc_conformance.reports.bits import row_cells
+from ascendc_conformance.reports.bit_table import row_cells
 from ascendc_conformance.reports.coverage import reading_rows
 
 KIND_ORDER = (TestKind.LEGAL, TestKind.ILLEGAL, TestKind.BOUNDARY)
@@ -32,7 +33,7 @@ def xml_text(text: object) -> str:
     return _INVALID_XML.sub("\ufffd", "" if text is None else str(text))
 
 
-def _failure_body(test: dict, failure: dict | None) -> str:
+def _failure_body(test: dict[str, Any], failure: dict[str, Any] | None) -> str:
     parts = [test.get("message") or ""]
     if failure is not None:
         if failure.get("diff_text"):
@@ -44,10 +45,10 @@ def _failure_body(test: dict, failure: dict | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def render_junit(doc: dict) -> str:
+def render_junit(doc: dict[str, Any]) -> str:
     run = doc["run"]
     failures = {f["test_id"]: f for f in doc["failures"]}
-    by_kind: dict[str, list[dict]] = {}
+    by_kind: dict[str, list[dict[str, Any]]] = {}
     for test in doc["tests"]:
         by_kind.setdefault(test["kind"], []).append(test)
     kinds = [k for k in KIND_ORDER if k in by_kind] + sorted(k for k in by_kind if k not in KIND_ORDER)
@@ -75,22 +76,22 @@ def render_junit(doc: dict) -> str:
             ET.SubElement(properties, "property", name=xml_text(f"bits:{api}.{field}"),
                           value=xml_text(f"{summary} reachable bits witnessed (documented {documented}); missing: "
                                          f"{missing}; unreachable: {unreachable}"))
-        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        totals_of_suite: dict[str, float] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
             verdict = Outcome.parse(test["verdict"])
             tag = verdict.junit_tag
             classname = ".".join(x for x in ("ascendc", kind, test.get("api") or "", test.get("product") or "") if x)
             case = ET.SubElement(suite, "testcase", name=xml_text(test["test_id"]), classname=xml_text(classname),
                                  time=f"{float(test.get('duration_s') or 0):.3f}")
-            counts["tests"] += 1
-            counts["time"] += float(test.get("duration_s") or 0)
+            totals_of_suite["tests"] += 1
+            totals_of_suite["time"] += float(test.get("duration_s") or 0)
             if tag in ("failure", "error"):
-                counts["failures" if tag == "failure" else "errors"] += 1
+                totals_of_suite["failures" if tag == "failure" else "errors"] += 1
                 first_line = (test.get("message") or verdict).splitlines()[0] if test.get("message") else verdict
                 element = ET.SubElement(case, tag, type=verdict.value, message=xml_text(f"{verdict}: {first_line}"))
                 element.text = xml_text(_failure_body(test, failures.get(test["test_id"])))
             elif tag == "skipped":
-                counts["skipped"] += 1
+                totals_of_suite["skipped"] += 1
                 reason = test.get("skipped_reason") or test.get("message") or verdict
                 if verdict is Outcome.WAIVED and test.get("waiver"):
                     waiver = test["waiver"]
@@ -104,10 +105,10 @@ def render_junit(doc: dict) -> str:
                                    for point, seen in (test.get("disputed") or {}).items())
                 out.text = xml_text(f"{verdict}: {test.get('message') or ''}" + (f"\n{detail}" if detail else ""))
         for key in ("tests", "failures", "errors", "skipped"):
-            suite.set(key, str(counts[key]))
-            totals[key] += counts[key]
-        suite.set("time", f"{counts['time']:.3f}")
-        totals["time"] += counts["time"]
+            suite.set(key, str(totals_of_suite[key]))
+            totals[key] += totals_of_suite[key]
+        suite.set("time", f"{totals_of_suite['time']:.3f}")
+        totals["time"] += totals_of_suite["time"]
         if run.get("started"):
             suite.set("timestamp", xml_text(run["started"]))
         if hostname:

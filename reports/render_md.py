@@ -3,16 +3,14 @@ bit coverage, disputed points, failures (message, diff, replay command), waivers
 GitHub-flavoured pipe tables."""
 from __future__ import annotations
 
+from typing import Any
+
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.reports.bits import BITS_COLUMNS, BITS_INTRO, row_cells
+from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
-
-SECTIONS = ("Certification", "Verdict totals", "Coverage per product", "Rules", "Bit coverage", "Disputed points",
-            "Failures", "Waivers")
-
 
 def _cell(value: object) -> str:
     """One table cell: no newlines, pipes escaped."""
@@ -20,14 +18,14 @@ def _cell(value: object) -> str:
     return text.replace("\r", " ").replace("\n", " ").replace("|", "\\|")
 
 
-def _table(rows: list[list], headers: list[str]) -> str:
+def _table(rows: list[list[Any]], headers: list[str]) -> str:
     if not rows:
         return "_none_"
     return tabulate([[_cell(v) for v in row] for row in rows], headers=headers, tablefmt="github",
                     disable_numparse=True)
 
 
-def _counts(counts: dict) -> str:
+def _counts(counts: dict[str, Any]) -> str:
     return ", ".join(f"{n} {k}" for k, n in counts.items()) or "–"
 
 
@@ -38,7 +36,7 @@ def _fence(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def render_md(doc: dict) -> str:
+def render_md(doc: dict[str, Any]) -> str:
     run, cert, coverage = doc["run"], doc["certification"], doc["coverage"]
     out: list[str] = [f"# ascendc-conformance report: {cert['target']}", ""]
     out += [f"Generated {doc['generated']} by {doc['generator']['name']} {doc['generator']['version']} "

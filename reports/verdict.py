@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, params_size
 from ascendc_conformance.reports.coverage import build_coverage, certify
 from ascendc_conformance.reports.model import TestResult, results_of
 from ascendc_conformance.runner.progress import PREFIX
+from ascendc_conformance.spec.model import Spec
 
 
 TALLY = ((Outcome.PASS, "passed"), (Outcome.DISPUTED, "disputed"), (Outcome.WAIVED, "waived"),
@@ -24,16 +25,19 @@ TALLY = ((Outcome.PASS, "passed"), (Outcome.DISPUTED, "disputed"), (Outcome.WAIV
 """The verdicts of the tests that did not fail, as the line names them: not-supported apart from skipped."""
 
 
-def verdict_lines(run: Mapping, tests: Sequence[Mapping], exit_status: int, report_dir: Path | None) -> list[str]:
+def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], exit_status: int,
+                  report_dir: Path | None, *, spec: Spec) -> list[str]:
     """The verdict of a run from its run record and test records (results.jsonl's shapes)."""
     end = {"record": "end", "exit_status": exit_status,
            "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     results = results_of(run, [TestResult.from_record(test) for test in tests], end, report_dir or Path("."))
-    certification = certify(results, build_coverage(results))
+    certification = certify(results, build_coverage(results, spec))
     failing = [test for test in results.tests if test.is_failure]
     causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
     for test in failing:
-        entries = test.causes or ({"cause": test.cause.to_json(), "replay_command": test.replay_command,
+        cause = test.cause
+        assert cause is not None, "a failing test has a cause"
+        entries = test.causes or ({"cause": cause.to_json(), "replay_command": test.replay_command,
                                    "case": test.case},)
         for entry in entries:
             label = Cause.from_json(entry["cause"]).label

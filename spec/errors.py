@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ascendc_conformance.format.errors import ConformanceError
+
 
 @dataclass(frozen=True)
 class SpecIssue:
@@ -19,9 +21,9 @@ class SpecIssue:
         return f"{where}{key}: {self.message}"
 
 
-class SpecError(Exception):
+class SpecError(ConformanceError):
     """The spec is broken; `issues` lists every problem found, not just the first."""
 
-    def __init__(self, issues: list[SpecIssue]):
+    def __init__(self, issues: list[SpecIssue]) -> None:
         self.issues = list(issues)
         super().__init__("\n".join(str(issue) for issue in self.issues))

@@ -27,8 +27,12 @@ FILE_KINDS = ("dtypes", "products", "disputes", "common", "api")
 LISTED_NAMES = 20   # how many known names an "unknown ..." issue lists (a spec may have thousands of rules)
 
 
+CTypes = dict[tuple[str | None, str | None], set[str]]
+"""(API, field) -> the C types it is declared with (`Rule.api` and `Rule.field` may be None: no such entry)."""
+
+
 @lru_cache(maxsize=1)
-def _schema() -> dict:
+def _schema() -> dict[str, Any]:
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
@@ -36,9 +40,14 @@ def default_files() -> list[FsPath]:
     return sorted(SPEC_DIR.glob("*.yaml"))
 
 
+def read_spec(files: Iterable[FsPath | str]) -> model.Spec:
+    """The validated spec of `files`, read now (files that may change within one process)."""
+    return _Builder(sorted(FsPath(f).resolve() for f in files)).build()
+
+
 @lru_cache(maxsize=4)
 def _load_cached(files: tuple[FsPath, ...]) -> model.Spec:
-    return _Builder(files).build()
+    return read_spec(files)
 
 
 def load_spec(files: Iterable[FsPath | str] | None = None) -> model.Spec:
@@ -77,11 +86,11 @@ class _File:
             issues.append(SpecIssue(self.name, duplicate.line, ".".join(map(str, duplicate.path)),
                                     f"key given twice (first at line {duplicate.first_line}); keep one"))
 
-    def line(self, path: tuple) -> int | None:
+    def line(self, path: tuple[Any, ...]) -> int | None:
         """The line of `path`, or of its nearest ancestor that has one."""
         return self.document.line(path) if self.document is not None else None
 
-    def issue(self, path: tuple, message: str) -> SpecIssue:
+    def issue(self, path: tuple[Any, ...], message: str) -> SpecIssue:
         return SpecIssue(self.name, self.line(path), ".".join(str(p) for p in path), message)
 
 
@@ -90,12 +99,12 @@ class _File:
 class _Builder:
     def __init__(self, files: Iterable[FsPath]):
         self.issues: list[SpecIssue] = []
-        self.path_deps: list[tuple] = []
-        self.rule_refs: list[tuple] = []
-        self.effect_units: list[tuple] = []   # (file, key path, DataCopy units name) named by an alternative
-        self.effect_limits: list[tuple] = []  # (file, key path, rule id, {min, max}) bounds set by an alternative
+        self.path_deps: list[tuple[Any, ...]] = []
+        self.rule_refs: list[tuple[Any, ...]] = []
+        self.effect_units: list[tuple[Any, ...]] = []   # (file, key path, DataCopy units name) named by an alternative
+        self.effect_limits: list[tuple[Any, ...]] = []  # (file, key path, rule id, {min, max}) bounds set by an alternative
         self.rule_places: dict[str, tuple[_File, int]] = {}   # rule id -> its file and index in `rules`
-        self.reading_sets: dict[str, Mapping] = {}
+        self.reading_sets: dict[str, Mapping[str, Any]] = {}
         self.files = [_File(FsPath(f), self.issues) for f in files]
 
     def build(self) -> model.Spec:
@@ -171,7 +180,7 @@ class _Builder:
         return not errors
 
     # Each helper below reads one part; `known` checks collect issues instead of raising.
-    def _known(self, f: _File, path: tuple, value: str, known: Collection[str], what: str) -> bool:
+    def _known(self, f: _File, path: tuple[Any, ...], value: str, known: Collection[str], what: str) -> bool:
         """Whether `value` is in `known` (looked up, never copied: a lookup per rule stays linear)."""
         if value in known:
             return True
@@ -222,7 +231,6 @@ class _Builder:
                 positions_dispute=p["positions"].get("dispute"), capacities=model.frozen_map(capacities)))
         self.product_ids = [p.id for p in products]
         self.position_names = positions
-        self.product_list = products
         return products
 
     def _disputes(self, f: _File) -> dict[str, model.DisputePoint]:
@@ -248,7 +256,7 @@ class _Builder:
         self.reading_sets = {name: model.frozen_map(chosen) for name, chosen in f.data.get("readings", {}).items()}
         return points
 
-    def _effect(self, f: _File, path: tuple, data: dict) -> model.Effect:
+    def _effect(self, f: _File, path: tuple[Any, ...], data: dict[str, Any]) -> model.Effect:
         """One alternative's effects; the rules, products and units entries it names are checked later."""
         for key in ("legal", "illegal", "limits"):
             for rule_id in data.get(key, ()):
@@ -265,7 +273,7 @@ class _Builder:
             units=model.frozen_map({name: model.frozen_map(c) for name, c in data.get("units", {}).items()}),
             capacity=bool(data.get("capacity", False)))
 
-    def _products_sel(self, f: _File, path: tuple, value: Any) -> tuple[str, ...]:
+    def _products_sel(self, f: _File, path: tuple[Any, ...], value: Any) -> tuple[str, ...]:
         if value == "all":
             return tuple(self.product_ids)
         for i, name in enumerate(value):
@@ -300,7 +308,7 @@ class _Builder:
                 field=r.get("field"), min=r.get("min"), max=r.get("max"), multiple=r.get("multiple"),
                 operands=tuple(r.get("operands", ())),
                 where=model.Where(model.Space(where["space"]) if "space" in where else None, tuple(where.get("positions", ())),
-                                  tuple(where.get("except_positions", ()))) if where else None,
+                                  tuple(where.get("except_positions", ()))) if where else model.Where(),
                 bytes=r.get("bytes"), check=r.get("check"), args=model.frozen_map(r.get("args")),
                 routes=tuple(tuple(route) for route in r.get("routes", ())),
                 inseparable=tuple(model.Inseparable(e["variant"], tuple(e["from"]), e["reason"])
@@ -311,7 +319,7 @@ class _Builder:
             built.append(rule)
         return built
 
-    def _fields(self, f: _File, path: tuple, fields: dict, structs: dict) -> dict[str, model.Field]:
+    def _fields(self, f: _File, path: tuple[Any, ...], fields: dict[str, Any], structs: dict[str, Any]) -> dict[str, model.Field]:
         built = {}
         for name, fd in fields.items():
             if "ctype" in fd:
@@ -322,7 +330,7 @@ class _Builder:
                                       fd.get("default"), fd.get("unit"))
         return built
 
-    def _dtype_list(self, f: _File, path: tuple, sel: dict) -> list[str]:
+    def _dtype_list(self, f: _File, path: tuple[Any, ...], sel: dict[str, Any]) -> list[str]:
         if "group" in sel:
             if not self._known(f, path + ("group",), sel["group"], self.groups, "dtype group"):
                 return []
@@ -389,11 +397,11 @@ class _Builder:
         if "dst_gap_ignored_by" in semantics:
             self.rule_refs.append((f, ("semantics", "dst_gap_ignored_by"), semantics["dst_gap_ignored_by"]))
         api_rules = self._rules(f, name, rules)
-        fields = sorted({fn for form in forms.values() for fn in form.fields})
+        field_names = sorted({fn for form in forms.values() for fn in form.fields})
         for rule in api_rules:
             if rule.field and rule.kind in (model.RuleKind.RANGE, model.RuleKind.MULTIPLE):
                 _, index = self.rule_places[rule.id]   # its place in the file (a skipped duplicate shifts the rest)
-                self._known(f, ("rules", index, "field"), rule.field, fields, "parameter field")
+                self._known(f, ("rules", index, "field"), rule.field, field_names, "parameter field")
         self.path_deps += [(f, i, p.get("depends_on", [])) for i, p in enumerate(data["paths"])]
         return model.Api(name, data["title"], _citation(data["citation"]), f.name, model.frozen_map(struct_fields),
                          model.frozen_map(forms),
@@ -408,7 +416,7 @@ class _Builder:
                 self.issues.append(f.issue(("paths",), f"path {path.label} is listed twice"))
             seen.add(key)
 
-    def _cross_check(self, rules: dict[str, model.Rule], disputes: dict, apis: dict) -> None:
+    def _cross_check(self, rules: dict[str, model.Rule], disputes: dict[str, Any], apis: dict[str, Any]) -> None:
         """References between files: disputes, rules named by paths and capacities."""
         for rule in rules.values():
             f, index = self.rule_places[rule.id]
@@ -442,7 +450,7 @@ class _Builder:
             if "dispute" in p["positions"]:
                 self._known(pf, ("products", i, "positions", "dispute"), p["positions"]["dispute"], disputes, "disputed point")
 
-    def _check_unique(self, f: _File, path: tuple, names: Iterable[str], what: str) -> None:
+    def _check_unique(self, f: _File, path: tuple[Any, ...], names: Iterable[str], what: str) -> None:
         """A name listed twice in one list of names (memories, TPositions, units entries) is an issue."""
         first: dict[str, int] = {}
         for index, name in enumerate(names):
@@ -457,9 +465,9 @@ class _Builder:
         f = self.products_file
         self._check_unique(f, ("memories",), f.data["memories"], "memory")
         self._check_unique(f, ("positions",), f.data["positions"], "TPosition")
-        owners: dict[str, tuple[str, str, tuple]] = {}   # lower-cased name -> (product id, "id"/"alias", key path)
+        owners: dict[str, tuple[str, str, tuple[str | int, ...]]] = {}   # lower-cased name -> (product id, "id"/"alias", key path)
         for i, product in enumerate(products):
-            given = [(product.id, "id", ("products", i, "id"))]
+            given: list[tuple[str, str, tuple[str | int, ...]]] = [(product.id, "id", ("products", i, "id"))]
             given += [(alias, "alias", ("products", i, "aliases", j)) for j, alias in enumerate(product.aliases)]
             for name, what, path in given:
                 owner = owners.setdefault(name.lower(), (product.id, what, path))
@@ -472,13 +480,13 @@ class _Builder:
         """Range bounds a parameter can take: each within the C type of the field it bounds (a negative
         maximum of an unsigned field is outside it), no minimum above another rule's maximum of the same
         field on a product they share, and an alternative's limits within the C type and in order."""
-        ctypes: dict[tuple[str, str], set[str]] = {}   # (api, field) -> the C types it is declared with
+        ctypes: CTypes = {}   # (api, field) -> the C types it is declared with
         for api in apis.values():
             for form in api.forms.values():
                 for field in form.fields.values():
-                    if field.ctype in self.ctypes:
+                    if field.ctype is not None and field.ctype in self.ctypes:
                         ctypes.setdefault((api.name, field.name), set()).add(field.ctype)
-        lowest_max: dict[tuple[str, str, str], model.Rule] = {}   # (api, field, product) -> its rule of least max
+        lowest_max: dict[tuple[str | None, str | None, str], model.Rule] = {}   # (api, field, product) -> least max
         ranges = [rule for rule in rules.values() if rule.kind == "range" and rule.field and rule.api]
         for rule in ranges:
             f, index = self.rule_places[rule.id]
@@ -494,35 +502,35 @@ class _Builder:
             if rule.max is not None:
                 for product in rule.products:
                     best = lowest_max.get((rule.api, rule.field, product))
-                    if best is None or rule.max < best.max:
+                    if best is None or best.max is None or rule.max < best.max:
                         lowest_max[rule.api, rule.field, product] = rule
         for rule in ranges:
             if rule.min is None:
                 continue
             for product in rule.products:
                 other = lowest_max.get((rule.api, rule.field, product))
-                if other is not None and other is not rule and rule.min > other.max:
+                if other is not None and other is not rule and other.max is not None and rule.min > other.max:
                     f, index = self.rule_places[rule.id]
                     self.issues.append(f.issue(("rules", index, "min"), (
                         f"min {rule.min} is above the max {other.max} of {other.id} ({other.file}:{other.line}) on "
                         f"{product}: no {rule.field} would be legal; expected min <= {other.max}")))
                     break
         for f, path, rule_id, bounds in self.effect_limits:
-            rule = rules.get(rule_id)
-            if rule is None:
+            limited = rules.get(rule_id)
+            if limited is None:
                 continue   # an unknown rule is reported with the other references
-            if rule.kind != "range" or not rule.field:
-                self.issues.append(f.issue(path, f"limits apply to range rules; {rule_id} is a {rule.kind} rule"))
+            if limited.kind != "range" or not limited.field:
+                self.issues.append(f.issue(path, f"limits apply to range rules; {rule_id} is a {limited.kind} rule"))
                 continue
             for bound, value in bounds.items():
-                self._within_ctype(f, path + (bound,), bound, value, rule, ctypes)
-            low, high = bounds.get("min", rule.min), bounds.get("max", rule.max)
+                self._within_ctype(f, path + (bound,), bound, value, limited, ctypes)
+            low, high = bounds.get("min", limited.min), bounds.get("max", limited.max)
             if low is not None and high is not None and low > high:
                 self.issues.append(f.issue(path, f"under this alternative {rule_id} would range from {low} to {high}; "
                                                  "expected min <= max"))
 
-    def _type_limit_marked(self, f: _File, path: tuple, bound: str, value: int, rule: model.Rule,
-                           ctypes: Mapping[tuple[str, str], set[str]]) -> None:
+    def _type_limit_marked(self, f: _File, path: tuple[Any, ...], bound: str, value: int, rule: model.Rule,
+                           ctypes: CTypes) -> None:
         """A bound is marked `type_limit` exactly when it is the C type's own limit (the value a typed target
         cannot be given one past)."""
         limits = [self.ctypes[ctype][bound == "max"] for ctype in sorted(ctypes.get((rule.api, rule.field), ()))]
@@ -534,8 +542,8 @@ class _Builder:
             self.issues.append(f.issue(path + ("type_limit",), f"{bound} {value} is not the C type's own limit of "
                                                                f"{rule.field}; remove {bound} from type_limit"))
 
-    def _within_ctype(self, f: _File, path: tuple, bound: str, value: int, rule: model.Rule,
-                      ctypes: Mapping[tuple[str, str], set[str]]) -> None:
+    def _within_ctype(self, f: _File, path: tuple[Any, ...], bound: str, value: int, rule: model.Rule,
+                      ctypes: CTypes) -> None:
         for ctype in sorted(ctypes.get((rule.api, rule.field), ())):
             low, high = self.ctypes[ctype]
             if not low <= value <= high:
@@ -543,5 +551,5 @@ class _Builder:
                                                  f"({low}..{high}); expected a bound within it"))
 
 
-def _citation(data: dict) -> model.Citation:
+def _citation(data: dict[str, Any]) -> model.Citation:
     return model.Citation(data["source"], data["section"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dc_field, replace
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from ascendc_conformance.format.errors import ReadingError, did_you_mean
 from ascendc_conformance.format.words import BoundSide, Word
@@ -19,7 +19,11 @@ SIZEOF = "sizeof"   # an alignment rule's `bytes` that means "the operand's elem
 NOTES_TITLES = {"semantics.md": "the suite's reading of the seeds (semantics.md)"}   # cited documents that are no API's page
 
 
-def frozen_map(mapping: Mapping | None = None) -> Mapping:
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def frozen_map(mapping: Mapping[K, V] | None = None) -> Mapping[K, V]:
     """A read-only view of a dict, so the frozen dataclasses stay immutable all the way down."""
     return MappingProxyType(dict(mapping or {}))
 
@@ -95,7 +99,7 @@ class ShortRepr:
     """Mixin: print as `repr()` under Hypothesis's pretty printer, which would walk every dataclass field
     (for a context, the whole spec) when it prints a falsifying example's arguments."""
 
-    def _repr_pretty_(self, printer, cycle: bool) -> None:
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(repr(self))
 
 
@@ -219,7 +223,7 @@ class Inseparable:
     from_rules: tuple[str, ...]
     reason: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"variant": self.variant, "from": list(self.from_rules), "reason": self.reason}
 
 
@@ -241,16 +245,17 @@ class Rule:
     max: int | None = None
     multiple: int | None = None
     operands: tuple[str, ...] = ()
-    where: Where | None = None
+    where: Where = Where()   # an alignment rule's operand placements (by default every one)
     bytes: int | str | None = None
     check: str | None = None
-    args: Mapping = dc_field(default_factory=frozen_map)
+    args: Mapping[str, Any] = dc_field(default_factory=frozen_map)
     routes: tuple[tuple[str, str], ...] = ()
     inseparable: tuple[Inseparable, ...] = ()
     type_limit: tuple[BoundSide, ...] = ()   # bounds that are the field's C type's own (see spec.schema.json)
 
     def alignment(self, dtype: Dtype) -> int:
         """The start alignment in bytes this alignment rule asks of an operand of `dtype`."""
+        assert self.bytes is not None, f"{self.id} ({self.kind}) asks for no alignment"
         return dtype.size if self.bytes == SIZEOF else int(self.bytes)
 
     def inseparable_variant(self, variant: str) -> Inseparable | None:
@@ -258,6 +263,18 @@ class Rule:
 
     def applies_to(self, product: str) -> bool:
         return product in self.products
+
+    @property
+    def relation(self) -> str:
+        """The check a relation rule names (`check`: every such rule names one, in its API's modules)."""
+        assert self.check is not None, f"{self.id} ({self.kind}) names no check"
+        return self.check
+
+    @property
+    def param(self) -> str:
+        """The parameter a range or multiple rule constrains (`field`: every such rule names one)."""
+        assert self.field is not None, f"{self.id} ({self.kind}) constrains no parameter"
+        return self.field
 
     @property
     def illegal_by_default(self) -> bool:
@@ -269,8 +286,8 @@ class Rule:
         """Every implementation owes this rule's check: documented, or a harness rule (when it declares it)."""
         return self.status.firm and self.illegal_by_default
 
-    def to_json(self) -> dict:
-        data = {
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "id": self.id, "api": self.api, "kind": self.kind.value, "status": self.status.value,
             "products": list(self.products), "citation": str(self.citation),
             "description": self.description, "default_outcome": self.default_outcome.value,
@@ -362,10 +379,7 @@ class Api:
     @cached_property
     def relation_checks(self) -> frozenset[str]:
         """The `check` names of the API's relation rules (what its modules' check tables must hold)."""
-        return frozenset(rule.check for rule in self.rules if rule.kind is RuleKind.RELATION)
-
-    def rules_of_kind(self, kind: RuleKind) -> tuple[Rule, ...]:
-        return tuple(rule for rule in self.rules if rule.kind == kind)
+        return frozenset(rule.relation for rule in self.rules if rule.kind is RuleKind.RELATION)
 
 
 @dataclass(frozen=True)
@@ -446,7 +460,8 @@ class Reading:
                 disputed_by: str | None = None) -> bool:
         """Whether breaking `rule` (with `value`, for a range rule; `disputed_by` a disputed rule whose
         alternative would allow the breach) makes the call illegal under this reading."""
-        if self._effect(disputed_by, product, route) is not None and disputed_by in self._by_rule[disputed_by].legal:
+        alternative = self._effect(disputed_by, product, route)
+        if alternative is not None and disputed_by in alternative.legal:
             return False
         effect = self._effect(rule.id, product, route)
         if effect is None:
@@ -507,7 +522,7 @@ class Spec:
     reading_sets: Mapping[str, Mapping[str, str]] = dc_field(default_factory=frozen_map)
     _rules: Mapping[str, Rule] = dc_field(repr=False, default_factory=frozen_map)
     _aliases: Mapping[str, str] = dc_field(repr=False, default_factory=frozen_map)
-    _paths: Mapping[tuple, Path] = dc_field(repr=False, default_factory=frozen_map)
+    _paths: Mapping[tuple[Any, ...], Path] = dc_field(repr=False, default_factory=frozen_map)
 
     @property
     def rules(self) -> Mapping[str, Rule]:
@@ -529,6 +544,11 @@ class Spec:
     def resolve_product(self, name: str) -> str | None:
         """A product id from an id or an alias (`910B` -> `atlas-a2`); None if unknown."""
         return self._aliases.get(name) or self._aliases.get(name.lower())
+
+    def ctype_range(self, field: Field) -> tuple[int, int]:
+        """The values of the C type of a field that has one (a parameter or a struct member)."""
+        assert field.ctype is not None, f"{field.name} has no C type"
+        return self.ctypes[field.ctype]
 
     def product(self, name: str) -> Product:
         product_id = self.resolve_product(name)
@@ -567,7 +587,7 @@ class Spec:
         return self._rules_by_scope[api, product]
 
     @cached_property
-    def _readings(self) -> dict[tuple, Reading]:
+    def _readings(self) -> dict[tuple[Any, ...], Reading]:
         return {}   # filled by reading_of: a run asks for the same few readings for every disputed case
 
     @property
@@ -595,7 +615,7 @@ class Spec:
                                        f"{did_you_mean(alternative, point.effects)}; computable alternatives: {known}")
                 effects[point_id] = point.effects[alternative]
             by_rule = {rule: effect for effect in effects.values() for rule in effect.rules}
-            units: dict[str, dict] = {}
+            units: dict[str, dict[str, Any]] = {}
             for effect in effects.values():
                 for name, changes in effect.units.items():
                     units.setdefault(name, {}).update(changes)

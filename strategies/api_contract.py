@@ -6,7 +6,7 @@ alignment, bounds and capacity (strategies.faults), the boundary pairs of range 
 What differs per API is in its module, an `ApiStrategies`: how its legal parameters are drawn so that the call
 fits the product's memories (`draw_params`, `reachable`, `smallest_params`), which bytes any call touches
 (`footprint`), what a field needs to have an effect (`field_effect`: boundary tests pin it beside a bound,
-strategies.bits beside a value with one bit set), and the edits that break its relation rules and draw the
+strategies.bit_reach beside a value with one bit set), and the edits that break its relation rules and draw the
 cases its disputed semantics decide (`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that
 strategies.faults turns into fault tests.
 `module_for(api)` finds the module of an API and checks it against the contract.
@@ -15,17 +15,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from hypothesis import strategies as st
 
 from ascendc_conformance.spec.implementations import implementation
 from ascendc_conformance.spec.model import Api, Rule
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.layout import Extents
 
-if TYPE_CHECKING:
-    from ascendc_conformance.strategies.cases import Draft
 
-Edit = Callable[[Any, "Draft"], None]
+@dataclass
+class Draft:
+    """A case under construction (deliberately mutable: fault edits change it before strategies.cases finishes
+    it into a Case)."""
+
+    ctx: PathContext
+    params: dict[str, Any]
+    extents: Extents
+    addresses: dict[str, int]
+    spans: dict[str, tuple[int, int]]
+    tags: list[str] = dc_field(default_factory=list)
+
+
+Edit = Callable[[st.DrawFn, Draft], None]
 """edit(draw, draft) changes a legal draft in place so that it breaks a rule (Hypothesis's `draw` for choices)."""
 
 
@@ -72,7 +85,7 @@ class ApiStrategies(Protocol):
     """Every `check` name the API's relation rules use (spec/<api>.yaml `rules[].check`) -> its FaultPlanner;
     a planner may return no plan (the rule cannot be broken alone on the selection)."""
 
-    def draw_params(self, draw: Any, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+    def draw_params(self, draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
         """Legal parameters for `ctx` (every field of its form), with the `pinned` fields at their given value,
         sized so that the call fits the product's memories and the GM window (layout.fits), and the bytes the
         call touches. A field of `ctx.relaxed` is free of its range (a fault pins a value outside it). Raises
@@ -92,9 +105,9 @@ class ApiStrategies(Protocol):
         what a call of `ctx` moves: the values to pin for other fields (pins that `draw_params` and
         `reachable` take) and the field's smallest legal value under them; None when it has none on `ctx`
         (not a field of ctx's form, or one the product ignores). A value with a bit set, pinned with these,
-        witnesses the bit where it fits (strategies.bits asks the reference)."""
+        witnesses the bit where it fits (strategies.bit_reach asks the reference)."""
 
-    def smallest_params(self, ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
+    def smallest_params(self, ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, Any] | None:
         """The smallest parameters of `ctx` with the `pinned` values, memories disregarded, to say by how many
         bytes an unreachable boundary overruns a buffer; None when the module cannot say (the report then
         names the conflict without figures)."""

@@ -12,13 +12,13 @@ detached-tensor, sparse-memory).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.words import BoundSide
-from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Rule, RuleKind, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
@@ -50,12 +50,12 @@ class Boundary(ShortRepr):
         """Case-format extensions a target must announce to be sent this boundary's cases."""
         return extensions_of(self.contexts)
 
-    def strategy(self) -> st.SearchStrategy[dict]:
+    def strategy(self) -> st.SearchStrategy[Case]:
         return st.sampled_from(self.contexts).flatmap(self._case)
 
     @st.composite
-    def _case(draw, self, ctx: PathContext) -> dict:
-        d = draft(draw, ctx, pins(ctx, self.rule.field, self.legal_value, self.with_effect))
+    def _case(draw: st.DrawFn, self: Boundary, ctx: PathContext, /) -> Case:
+        d = draft(draw, ctx, pins(ctx, self.rule.param, self.legal_value, self.with_effect))
         d.tags.append(tags.boundary(self.rule.id, self.side))
         return finish(draw, d)
 
@@ -72,8 +72,8 @@ class Reach(Boundary):
     Its cases sit on no bound (no boundary tag)."""
 
     @st.composite
-    def _case(draw, self, ctx: PathContext) -> dict:
-        return finish(draw, draft(draw, ctx, pins(ctx, self.rule.field, self.legal_value)))
+    def _case(draw: st.DrawFn, self: Reach, ctx: PathContext, /) -> Case:
+        return finish(draw, draft(draw, ctx, pins(ctx, self.rule.param, self.legal_value)))
 
 
 def pins(ctx: PathContext, field: str, value: int, with_effect: bool = True) -> dict[str, int]:
@@ -107,7 +107,7 @@ def reaching(members: Iterable[PathContext], field: str, value: int) -> tuple[tu
 def distinct(ctxs: list[PathContext]) -> list[PathContext]:
     """One context per product, route, form and dtype sizes, the first in the spec's order: a pinned bound moves
     the same bytes whatever the dtype of a size (so a test samples among fewer, and different, paths)."""
-    kept: dict[tuple, PathContext] = {}
+    kept: dict[tuple[Any, ...], PathContext] = {}
     for ctx in ctxs:
         kept.setdefault((ctx.product.id, ctx.src, ctx.dst, ctx.form, ctx.src_dtype.size, ctx.dst_dtype.size), ctx)
     return list(kept.values())
@@ -118,11 +118,10 @@ def group_of(ctx: PathContext) -> str:
     return f"{ctx.memory('src')}->{ctx.memory('dst')}"
 
 
-def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
+def boundaries(spec: Spec, products: Iterable[str] | None = None,
                apis: Iterable[str] | None = None) -> list[Boundary]:
     """Every range bound of the selection on every group of routes with the same memories, with the contexts
     that can reach its legal value; then the Reach tests of every field with a range rule that bounds it above."""
-    spec = spec or load_spec()
     paths = select_paths(spec, products, apis)
     pairs, reaches = [], []
     for rule in spec.rules.values():
@@ -137,9 +136,9 @@ def boundaries(spec: Spec | None = None, products: Iterable[str] | None = None,
             groups.setdefault(group_of(ctx), []).append(ctx)
         for side, legal, illegal in _sides(rule, candidates[0]):
             for group, members in sorted(groups.items()):
-                reach, with_effect = reaching(members, rule.field, legal)
+                reach, with_effect = reaching(members, rule.param, legal)
                 labels = {c.label for c in reach}
-                missing = tuple(_shortfall(c.detaching() if c.touches_gm else c, pins(c, rule.field, legal))
+                missing = tuple(_shortfall(c.detaching() if c.touches_gm else c, pins(c, rule.param, legal))
                                 for c in members if c.label not in labels)
                 pairs.append(Boundary(rule, side, legal, illegal, group, reach, tuple(sorted(set(missing))), with_effect))
         if rule.max is not None:
@@ -151,7 +150,7 @@ def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
     """The values that set every bit of the rule's field some path holds with its effect, highest bits first:
     each the highest bit not set yet with as many lower ones as fit (found by bisection), as Reach tests (but the
     maximum, which the bound's own tests pin)."""
-    field, high = rule.field, candidates[0].field_range(rule.field)[1]
+    field, high = rule.param, candidates[0].field_range(rule.param)[1]
     step = candidates[0].field_multiple(field)
 
     def value(top: int, lower: int) -> int:
@@ -160,7 +159,7 @@ def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
     def held(top: int, lower: int, cleared: bool = True) -> bool:
         """Some path holds the value with `top` set (and, with `cleared`, holds it cleared too)."""
         candidate = value(top, lower)
-        return (candidate <= high and candidate >> top & 1
+        return (candidate <= high and bool(candidate >> top & 1)
                 and any(_holds(ctx, field, candidate, top if cleared else None) for ctx in candidates))
 
     found, uncovered = [], set(range(high.bit_length()))
@@ -182,6 +181,7 @@ def _reaches(rule: Rule, candidates: list[PathContext]) -> list[Reach]:
             low, most = (middle, most) if held(top, middle) else (low, middle - 1)
         found.append(value(top, low))
         uncovered -= {bit for bit in range(top + 1) if found[-1] >> bit & 1}
+    assert rule.max is not None, "a Reach test's field is bounded above"
     return [Reach(rule, BoundSide.MAX, reached, rule.max + 1, REACH, reaching(candidates, field, reached)[0], ())
             for reached in found if reached != rule.max]   # the bound's own tests pin the maximum
 
@@ -195,7 +195,7 @@ def _holds(ctx: PathContext, field: str, value: int, top: int | None) -> bool:
     return any(v is not None and module_for(v.api).reachable(v, pins(v, field, value)) for v in map(lambda m: m(ctx), VARIANTS))
 
 
-def shortfall(ctx: PathContext, pins: dict) -> tuple[int | None, str]:
+def shortfall(ctx: PathContext, pins: dict[str, Any]) -> tuple[int | None, str]:
     """Why pinned values cannot be reached on a path: by how many bytes its smallest call overruns which buffer,
     as (bytes, words), or (None, words) for a conflict with another rule of the path (or a call the API's
     module cannot size)."""
@@ -215,14 +215,14 @@ def shortfall(ctx: PathContext, pins: dict) -> tuple[int | None, str]:
     return None, f"{ctx.label}: {pinned} conflicts with another rule of the path"
 
 
-def _shortfall(ctx: PathContext, pins: dict) -> str:
+def _shortfall(ctx: PathContext, pins: dict[str, Any]) -> str:
     return shortfall(ctx, pins)[1]
 
 
 def _sides(rule: Rule, ctx: PathContext) -> list[tuple[BoundSide, int, int]]:
     """(side, just-legal value, just-illegal value) per bound; one side when both bounds are the same value
     (a field that must be 0), so that no boundary test is run twice under one id."""
-    step = ctx.field_multiple(rule.field)
+    step = ctx.field_multiple(rule.param)
     sides = []
     if rule.min is not None:
         sides.append((BoundSide.MIN, -(-rule.min // step) * step, rule.min - 1))

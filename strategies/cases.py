@@ -1,4 +1,4 @@
-"""From a path context to a case dict in the pinned format, through an editable draft.
+"""From a path context to a `Case`, through an editable draft.
 
 `draft` draws the parameters, addresses and region spans; fault strategies edit the draft (a parameter, an
 address, a region) before `finish` fills memory and writes the case. Every case carries `tags` naming its
@@ -6,32 +6,22 @@ path, form, the rules it exercises and the range bounds it sits on, for coverage
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+from types import MappingProxyType
 
 from hypothesis import reject
+from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARSE_MEMORY
+from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARSE_MEMORY, Case, Operand
 from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
-from ascendc_conformance.strategies.api_contract import module_for
+from ascendc_conformance.strategies.api_contract import Draft, module_for
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 
 
-@dataclass
-class Draft:
-    """A case under construction (deliberately mutable: fault strategies edit it before it is finished)."""
-
-    ctx: PathContext
-    params: dict
-    extents: layout.Extents
-    addresses: dict[str, int]
-    spans: dict[str, tuple[int, int]]
-    tags: list[str] = field(default_factory=list)
-
-
-def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
+def draft(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int] | None = None) -> Draft:
     """A legal draft for `ctx`; a pin that cannot fit rejects the example (and is reported as unreachable)."""
     try:
         params, extents = module_for(ctx.api).draw_params(draw, ctx, pinned or {})
@@ -41,7 +31,7 @@ def draft(draw, ctx: PathContext, pinned: dict | None = None) -> Draft:
     return Draft(ctx, params, extents, addresses, layout.regions(ctx, addresses, extents))
 
 
-def settle(draw, d: Draft) -> None:
+def settle(draw: st.DrawFn, d: Draft) -> None:
     """Size the draft for its edited parameters: the footprint of the faulty call, the operands placed anew
     where they no longer fit it, regions over the bytes it touches. A call that cannot fit at all is given
     up (the memory-bounds or capacity rule would be broken too)."""
@@ -56,30 +46,29 @@ def settle(draw, d: Draft) -> None:
     d.spans = layout.regions(d.ctx, d.addresses, d.extents)
 
 
-def finish(draw, d: Draft, zero_fill: bool = False) -> dict:
+def finish(draw: st.DrawFn, d: Draft, zero_fill: bool = False) -> Case:
     """The case of the draft; `zero_fill` lets its memory be all zeros (see layout.memory_images): only for a
     case whose bytes cannot matter."""
     ctx = d.ctx
-    case = {"case_format": 1, "api": ctx.api.name, "product": ctx.product.id,
-            "src": {"position": ctx.src, "dtype": ctx.src_dtype.name, "address": d.addresses["src"]},
-            "dst": {"position": ctx.dst, "dtype": ctx.dst_dtype.name, "address": d.addresses["dst"]},
-            "params": d.params, "memory": layout.memory_images(draw, ctx, d.spans, zero_fill)}
-    needed = [name for name, needs in ((DETACHED_TENSOR, ctx.detached),
-                                       (SPARSE_MEMORY, any(REGION_INDEX in key for key in d.spans))) if needs]
-    if needed:
-        case["extensions"] = needed
-    case["tags"] = [tags.path(ctx.label), tags.form(ctx.form), *_rule_tags(ctx, d.params), *d.tags]
-    return case
+    needed = tuple(name for name, needs in ((DETACHED_TENSOR, ctx.detached),
+                                            (SPARSE_MEMORY, any(REGION_INDEX in key for key in d.spans))) if needs)
+    return Case(api=ctx.api.name, product=ctx.product.id,
+                src=Operand(ctx.src, ctx.src_dtype.name, d.addresses["src"]),
+                dst=Operand(ctx.dst, ctx.dst_dtype.name, d.addresses["dst"]),
+                params=MappingProxyType(dict(d.params)),
+                memory=MappingProxyType(layout.memory_images(draw, ctx, d.spans, zero_fill)),
+                tags=(tags.path(ctx.label), tags.form(ctx.form), *_rule_tags(ctx, d.params), *d.tags),
+                extensions=needed)
 
 
-def extensions_of(ctxs) -> frozenset[str]:
+def extensions_of(ctxs: Iterable[PathContext]) -> frozenset[str]:
     """The case-format extensions the cases drawn for these contexts may need (a sparse context's case needs
     sparse-memory only when its GM accesses lie far apart; the test is sent only to targets announcing it)."""
     return frozenset(name for name, flag in ((DETACHED_TENSOR, "detached"), (SPARSE_MEMORY, "sparse"))
                      if any(getattr(ctx, flag) for ctx in ctxs))
 
 
-def _rule_tags(ctx: PathContext, params: dict) -> list[str]:
+def _rule_tags(ctx: PathContext, params: dict[str, Any]) -> list[str]:
     """A hit tag for the range rules a case exercises and a boundary tag where it sits on one of their bounds."""
     found = []
     for rule in ctx.rules():

@@ -10,9 +10,10 @@ import dataclasses
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from ascendc_conformance.format.limits import Limits
-from ascendc_conformance.spec.model import Api, Dtype, Path, Product, Rule, RuleKind, ShortRepr, Spec
+from ascendc_conformance.spec.model import Api, Dtype, Field, Path, Product, Rule, RuleKind, ShortRepr, Spec
 
 
 UNBOUNDED = (-(1 << 64), 1 << 64)   # the range of a relaxed field: any value a fault may pin
@@ -180,8 +181,7 @@ class PathContext(ShortRepr):
         return _NARROWED_RANGES[key]
 
     def _narrowed_range(self, field: str) -> tuple[int, int]:
-        ctype = self._field(field).ctype
-        low, high = self.spec.ctypes[ctype]
+        low, high = self.spec.ctype_range(self._field(field))
         for rule in self.rules():
             if rule.kind is RuleKind.RANGE and rule.field == field and rule.illegal_by_default:
                 low = max(low, rule.min) if rule.min is not None else low
@@ -189,10 +189,11 @@ class PathContext(ShortRepr):
         return low, high
 
     def field_multiple(self, field: str) -> int:
-        multiples = [rule.multiple for rule in self.rules() if rule.kind is RuleKind.MULTIPLE and rule.field == field]
+        multiples = [rule.multiple for rule in self.rules()
+                     if rule.kind is RuleKind.MULTIPLE and rule.field == field and rule.multiple is not None]
         return math.lcm(*multiples) if multiples else 1
 
-    def _field(self, name: str):
+    def _field(self, name: str) -> Field:
         for form in self.api.forms.values():
             if name in form.fields:
                 return form.fields[name]
@@ -223,7 +224,7 @@ class PathContext(ShortRepr):
                   if rule.kind is RuleKind.ALIGNMENT and operand in rule.operands and rule.where.covers(position)]
         return math.lcm(declared, *aligns)
 
-    def relation_args(self, check: str) -> dict:
+    def relation_args(self, check: str) -> dict[str, Any]:
         """The args of the API's relation rule with this check name (e.g. transpose routes and dtypes)."""
         for rule in self.api.rules:
             if rule.kind is RuleKind.RELATION and rule.check == check:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
@@ -31,7 +31,7 @@ class Problem:
 
     fields: tuple[FieldRange, ...]
     legal: Callable[[Mapping[str, int]], bool]
-    materialise: Callable[[Mapping[str, int]], dict]
+    materialise: Callable[[Mapping[str, int]], dict[str, Any]]
     pins: Mapping[str, int]
 
     def reachable(self) -> bool:
@@ -41,11 +41,11 @@ class Problem:
             return False
         return self.legal({field.name: field.low for field in self.fields} | dict(self.pins))
 
-    def smallest(self) -> dict:
+    def smallest(self) -> dict[str, Any]:
         """The parameters with every variable at its minimum and the pins at their values, fitting or not."""
         return self.materialise({field.name: field.low for field in self.fields} | dict(self.pins))
 
-    def draw(self, draw) -> dict:
+    def draw(self, draw: st.DrawFn) -> dict[str, Any]:
         if not self.reachable():
             raise Unreachable(f"{dict(self.pins)} cannot be met")
         return self.materialise(draw_fields(draw, self.fields, self.legal, self.pins))
@@ -66,7 +66,7 @@ FAR_ADDRESSES = st.shared(st.booleans(), key="strategies.draw.FAR_ADDRESSES")
 ADDRESS_STEPS = 255
 
 
-def anywhere(draw, low: int, high: int, label: str) -> int:
+def anywhere(draw: st.DrawFn, low: int, high: int, label: str) -> int:
     """A value of [low, high] whose top bits are spread evenly (an address placed far), shrinking to low."""
     share = draw(st.integers(0, ADDRESS_STEPS), label=f"{label}: where in the range")
     start = low + (high - low) * share // ADDRESS_STEPS
@@ -98,7 +98,7 @@ def all_ones(low: int, high: int) -> int:
     return ones if ones >= low else high
 
 
-def biased(draw, low: int, high: int, label: str, wide: bool | None = None) -> int:
+def biased(draw: st.DrawFn, low: int, high: int, label: str, wide: bool | None = None) -> int:
     """Small values in a small case; in a wide case a small value, a value of a drawn bit band (bit_bands: most
     often near its top, where the lower bits are set too), the largest value with every lower bit set
     (all_ones), or the top of the range.
@@ -127,7 +127,7 @@ def _orders(free: tuple[FieldRange, ...]) -> st.SearchStrategy[list[FieldRange]]
     return st.permutations(free)
 
 
-def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable[[dict], bool]) -> int:
+def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable[[dict[str, Any]], bool]) -> int:
     """The largest value of `field` that fits, by bisection (fitting is monotone: more is never smaller)."""
     low, high = field.low, field.high
     if fits({**values, field.name: high}):
@@ -141,7 +141,7 @@ def largest_fitting(field: FieldRange, values: Mapping[str, int], fits: Callable
     return low
 
 
-def draw_fields(draw, fields: Sequence[FieldRange], fits: Callable[[dict], bool],
+def draw_fields(draw: st.DrawFn, fields: Sequence[FieldRange], fits: Callable[[dict[str, Any]], bool],
                 pinned: Mapping[str, int] | None = None) -> dict[str, int]:
     """Draw every field; `pinned` ones keep their value (Unreachable if the pins alone cannot fit)."""
     pinned = dict(pinned or {})

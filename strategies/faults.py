@@ -19,9 +19,9 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.words import BoundSide, Word
-from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Rule, RuleKind, ShortRepr, Spec, Status
+from ascendc_conformance.spec.model import Path, Rule, RuleKind, ShortRepr, Spec, Status
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import Edit, FaultPlan, module_for
 from ascendc_conformance.strategies.cases import Draft, draft, extensions_of, finish, settle
@@ -66,7 +66,7 @@ class Fault(ShortRepr):
     @property
     def value(self) -> int | None:
         """A range fault: the value it gives the rule's field (pinned)."""
-        return dict(self.pinned).get(self.rule.field) if self.rule.kind is RuleKind.RANGE else None
+        return dict(self.pinned).get(self.rule.param) if self.rule.kind is RuleKind.RANGE else None
 
     @property
     def type_enforced(self) -> bool:
@@ -74,8 +74,8 @@ class Fault(ShortRepr):
         cannot be given it, as a C caller cannot write it."""
         rule, value = self.rule, self.value
         if rule.kind is RuleKind.RANGE and value is not None:
-            return ((BoundSide.MIN in rule.type_limit and value < rule.min)
-                    or (BoundSide.MAX in rule.type_limit and value > rule.max))
+            return ((BoundSide.MIN in rule.type_limit and rule.min is not None and value < rule.min)
+                    or (BoundSide.MAX in rule.type_limit and rule.max is not None and value > rule.max))
         return rule.kind is RuleKind.RELATION and bool(rule.type_limit)
 
     @property
@@ -83,11 +83,11 @@ class Fault(ShortRepr):
         """REJECT: rejected naming exactly this rule; DISPUTED: the outcome depends on this rule."""
         return Expectation.REJECT if self.rule.owed else Expectation.DISPUTED
 
-    def strategy(self) -> st.SearchStrategy[dict]:
+    def strategy(self) -> st.SearchStrategy[Case]:
         return st.sampled_from(self.contexts).flatmap(self._case)
 
     @st.composite
-    def _case(draw, self, ctx: PathContext) -> dict:
+    def _case(draw: st.DrawFn, self: Fault, ctx: PathContext, /) -> Case:
         d = draft(draw, ctx, dict(self.pinned))
         if self.edit is not None:
             self.edit(draw, d)
@@ -97,10 +97,8 @@ class Fault(ShortRepr):
         return finish(draw, d, zero_fill=self.expectation is Expectation.REJECT)
 
 
-def faults(spec: Spec | None = None, products: Iterable[str] | None = None,
-           apis: Iterable[str] | None = None) -> list[Fault]:
+def faults(spec: Spec, products: Iterable[str] | None = None, apis: Iterable[str] | None = None) -> list[Fault]:
     """Every fault generator for the selection, each with at least one context."""
-    spec = spec or load_spec()
     paths = select_paths(spec, products, apis)
     chosen_products = {p.product for p in paths} or set()
     chosen_apis = set(apis) if apis else set(spec.apis)
@@ -138,24 +136,25 @@ def _per_product(spec: Spec, fault: Fault) -> list[Fault]:
             for product, ctxs in groups.items()]
 
 
-def _generators(spec, rule, api, paths, products) -> list[Fault]:
+def _generators(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     builder = _BUILDERS.get(rule.kind)
     return builder(spec, rule, api, paths, products) if builder else []
 
 
 # --- builders per rule kind ------------------------------------------------------------------------
 
-def _range(spec, rule, api, paths, products):
-    ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
+def _range(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
+    field = rule.param
+    ctxs = tuple(c for c in contexts(spec, paths) if field in c.api.forms[c.form].fields)
     if not rule.illegal_by_default:            # e.g. D16: the legal boundary value itself is disputed
-        value = rule.max + 1 if rule.max is not None else rule.min - 1
-        return [Fault(rule, f"at-{value}", ctxs, pinned=((rule.field, value),))]
+        value = rule.max + 1 if rule.max is not None else (rule.min or 0) - 1
+        return [Fault(rule, f"at-{value}", ctxs, pinned=((field, value),))]
     sides = []
     if rule.min is not None:
         sides.append(("below", rule.min - 1))
     if rule.max is not None:  # the next value that keeps any multiple-of rule of the field satisfied
-        sides.append(("above", rule.max + ctxs[0].field_multiple(rule.field) if ctxs else rule.max + 1))
-    return [_pinned_fault(rule, variant, ctxs, rule.field, value) for variant, value in sides]
+        sides.append(("above", rule.max + ctxs[0].field_multiple(field) if ctxs else rule.max + 1))
+    return [_pinned_fault(rule, variant, ctxs, field, value) for variant, value in sides]
 
 
 def _pinned_fault(rule: Rule, variant: str, ctxs: tuple[PathContext, ...], field: str, value: int) -> Fault:
@@ -174,7 +173,7 @@ def _pinned_fault(rule: Rule, variant: str, ctxs: tuple[PathContext, ...], field
     return Fault(rule, variant, unbounded, _within_memories, pinned=((field, value),), inseparable=True)
 
 
-def _within_memories(draw, d: Draft) -> None:
+def _within_memories(draw: st.DrawFn, d: Draft) -> None:
     """An inseparable fault's draft, drawn as if memories had no limit (so that every other rule holds), put
     back into the product's memories: operands at their lowest addresses, regions cut at the capacity (or
     the GM window)."""
@@ -184,24 +183,27 @@ def _within_memories(draw, d: Draft) -> None:
                for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
 
-def _multiple(spec, rule, api, paths, products):
-    def edit(draw, d: Draft) -> None:
-        value = d.params[rule.field]
-        offset = draw(st.integers(1, rule.multiple - 1), label="off-multiple by")
-        low, high = d.ctx.field_range(rule.field)
-        d.params[rule.field] = value - offset if value - offset >= low else value + offset  # smaller: fits
-        if not low <= d.params[rule.field] <= high:
+def _multiple(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
+    field, multiple = rule.param, rule.multiple
+    assert multiple is not None, "a multiple rule names its multiple"
+
+    def edit(draw: st.DrawFn, d: Draft) -> None:
+        value = d.params[field]
+        offset = draw(st.integers(1, multiple - 1), label="off-multiple by")
+        low, high = d.ctx.field_range(field)
+        d.params[field] = value - offset if value - offset >= low else value + offset  # smaller: fits
+        if not low <= d.params[field] <= high:
             reject()
         settle(draw, d)
     ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
     return [Fault(rule, "off-multiple", ctxs, edit)]
 
 
-def _alignment(spec, rule, api, paths, products):
+def _alignment(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     def covered(ctx: PathContext) -> list[str]:
         return [op for op in rule.operands if rule.where.covers(ctx.position(op)) and _align(rule, ctx, op) > 1]
 
-    def edit(draw, d: Draft) -> None:
+    def edit(draw: st.DrawFn, d: Draft) -> None:
         operand = draw(st.sampled_from(covered(d.ctx)), label="misaligned operand")
         align = _align(rule, d.ctx, operand)
         offsets = [align >> k for k in range(1, align.bit_length()) if align >> k]
@@ -224,7 +226,7 @@ def _respan_or_reject(d: Draft) -> None:
     d.spans = layout.regions(d.ctx, d.addresses, d.extents)
 
 
-def _route(spec, rule, api, paths, products):
+def _route(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     if rule.routes:   # a disputed extension (e.g. D19): the routes it would add
         ctxs = tuple(ctx for product in products for ctx in _pseudo_routes(spec, api, product)
                      if (ctx.src, ctx.dst) in rule.routes)
@@ -244,10 +246,12 @@ def _pseudo_routes(spec: Spec, api: str, product: str) -> list[PathContext]:
             for dtype in dtypes]
 
 
-def _dtype(spec, rule, api, paths, products):
+def _dtype(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     if rule.status is not Status.DOCUMENTED:  # e.g. D10: documented by the seed, disputed by the vendor — legal cases decide
         return [Fault(rule, "legal", tuple(c for c in contexts(spec, paths)
-                                            if rule.id in spec.find_path(api, c.product.id, c.src, c.dst, c.src_dtype.name, c.dst_dtype.name).depends_on))]
+                                            if (path := spec.find_path(api, c.product.id, c.src, c.dst, c.src_dtype.name,
+                                                                       c.dst_dtype.name)) is not None
+                                            and rule.id in path.depends_on))]
     ctxs = []
     for product in products:
         for route in sorted({p.route for p in spec.paths(product, api)}):
@@ -256,11 +260,11 @@ def _dtype(spec, rule, api, paths, products):
                             for f in p.forms})
             for dtype in spec.dtypes:
                 if (dtype, dtype) not in documented and forms:
-                    ctxs.append(PathContext.make(spec, product, api, *route, dtype, dtype, forms[0]).aligning_strictly())
+                    ctxs.append(PathContext.make(spec, product, api, route[0], route[1], dtype, dtype, forms[0]).aligning_strictly())
     return [Fault(rule, "undocumented-dtype", tuple(ctxs))]
 
 
-def _form(spec, rule, api, paths, products):
+def _form(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     ctxs = []
     for path in paths:
         documented_keys = [set(spec.apis[api].forms[f].fields) for f in path.forms]
@@ -270,8 +274,8 @@ def _form(spec, rule, api, paths, products):
     return [Fault(rule, "undocumented-form", tuple(ctxs))]
 
 
-def _relation(spec, rule, api, paths, products):
-    planner = module_for(spec.apis[api]).RELATION_FAULTS[rule.check]
+def _relation(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
+    planner = module_for(spec.apis[api]).RELATION_FAULTS[rule.relation]
     return _planned(rule, planner(rule, contexts(spec, paths)))
 
 
@@ -279,8 +283,8 @@ def _planned(rule: Rule, plans: Sequence[FaultPlan]) -> list[Fault]:
     return [Fault(rule, plan.variant, plan.contexts, plan.edit, pinned=plan.pinned) for plan in plans]
 
 
-def _bounds(spec, rule, api, paths, products):
-    def cut_end(draw, d: Draft) -> None:
+def _bounds(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
+    def cut_end(draw: st.DrawFn, d: Draft) -> None:
         """End the region of one operand's memory 1+ bytes before its last access, tensor starts kept inside."""
         touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
         if not touched:
@@ -294,7 +298,7 @@ def _bounds(spec, rule, api, paths, products):
         cut = draw(st.integers(1, min(stop - floor - 1, 64)), label="bytes cut off")
         d.spans[memory] = (d.spans[memory][0], stop - cut)
 
-    def drop_region(draw, d: Draft) -> None:
+    def drop_region(draw: st.DrawFn, d: Draft) -> None:
         touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
         if d.ctx.shared_memory or not touched:
             reject()
@@ -303,12 +307,12 @@ def _bounds(spec, rule, api, paths, products):
     return [Fault(rule, "region-too-short", ctxs, cut_end), Fault(rule, "region-missing", ctxs, drop_region)]
 
 
-def _capacity(spec, rule, api, paths, products):
+def _capacity(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     def local(ctx: PathContext) -> list[str]:
         return [op for op in ("src", "dst") if ctx.memory(op) in ctx.product.capacities
                 and (rule.status is Status.DOCUMENTED or ctx.product.capacities[ctx.memory(op)].rule == rule.id)]
 
-    def edit(draw, d: Draft) -> None:
+    def edit(draw: st.DrawFn, d: Draft) -> None:
         operand = draw(st.sampled_from(local(d.ctx)), label="operand over capacity")
         capacity = d.ctx.product.capacities[d.ctx.memory(operand)]
         readings = [capacity.bytes, *capacity.alternatives.values()]
@@ -333,7 +337,7 @@ def _capacity(spec, rule, api, paths, products):
     return [Fault(rule, "over-capacity" if rule.status is Status.DOCUMENTED else "disputed-band", ctxs, edit)]
 
 
-def _semantics(spec, rule, api, paths, products):
+def _semantics(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
     """Legal cases on which the readings of the rule's disputed point move different bytes (the API's plans)."""
     return _planned(rule, module_for(spec.apis[api]).semantic_faults(rule, contexts(spec, paths)))
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
-from ascendc_conformance.format.case import memory_of, region_keys
-from ascendc_conformance.format.fill import Fill, filled_text
+from ascendc_conformance.format.case import Region, memory_of, region_keys
+from ascendc_conformance.format.fill import Fill, filled_bytes
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.draw import FAR_ADDRESSES, anywhere
 
@@ -150,7 +150,7 @@ def apart(addresses: dict[str, int], extents: Extents) -> bool:
     return first_high <= second_low
 
 
-def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
+def _aligned(draw: st.DrawFn, low: int, high: int, align: int, label: str) -> int:
     """An address in [low, high] that is a multiple of `align`."""
     first, last = -(-low // align), high // align
     if first > last:
@@ -160,7 +160,7 @@ def _aligned(draw, low: int, high: int, align: int, label: str) -> int:
     return align * draw(st.integers(first, min(last, first + 8)), label=label)
 
 
-def place(draw, ctx: PathContext, extents: Extents) -> dict[str, int]:
+def place(draw: st.DrawFn, ctx: PathContext, extents: Extents) -> dict[str, int]:
     """Start addresses of src and dst, every access at address 0 or above; in a shared memory the two never
     overlap."""
     if not ctx.shared_memory:
@@ -198,10 +198,12 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
         if op == "dst" and extents.dst_alternative is not None:
             stretches.append((addresses[op] + extents.dst_alternative[1],) * 2)
         spans.setdefault(ctx.memory(op), []).extend(stretches)
-    found = {}
+    found: dict[str, tuple[int, int]] = {}
     for memory, stretches in spans.items():
+        joined: list[tuple[int, int]] | None
         if ctx.sparse and memory == "GM":
             joined = _merged(stretches, ctx.limit(memory))
+            assert joined is not None, "no stretch is wider than the whole GM"
         else:
             joined = [(min(start for start, _ in stretches), max(stop for _, stop in stretches))]
         guarded = [(max(0, start - GUARD_BYTES), min(ctx.limit(memory), stop + GUARD_BYTES)) for start, stop in joined]
@@ -209,15 +211,14 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
     return found
 
 
-def memory_images(draw, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = False) -> dict[str, dict]:
-    """The case's `memory` object: each region made by the fill recipe (format.fill) from one drawn seed, the
+def memory_images(draw: st.DrawFn, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = False) -> dict[str, Region]:
+    """The case's memory: each region made by the fill recipe (format.fill) from one drawn seed, the
     i-th region (in name order) from seed + i (0 = zeros, only with `zero_fill`); the source region of a
     converting copy from a 2-byte float has its half NaNs turned into infinities (a pack build records each
     region's recipe: format.fill.recording)."""
     seed = draw(st.integers(0 if zero_fill else 1, 2**32 - 1), label="fill seed")
     converting_half = (ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype)
-    return {memory: {"address": start,
-                     "data": filled_text(Fill(seed and seed + index, stop - start,
-                                              half_nan_to_inf=converting_half and memory_of(memory) == ctx.memory("src")),
-                                         start)}
+    return {memory: Region(start, filled_bytes(Fill(seed and seed + index, stop - start,
+                                                    half_nan_to_inf=converting_half and memory_of(memory) == ctx.memory("src")),
+                                               start))
             for index, (memory, (start, stop)) in enumerate(sorted(spans.items()))}

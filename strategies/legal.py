@@ -1,21 +1,18 @@
 """Legal cases for any selection of documented paths (product x API x route x dtype), in every form."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
-from ascendc_conformance.format.case import SPARSE_MEMORY
-from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.format.case import SPARSE_MEMORY, Case
 from ascendc_conformance.spec.model import Path, Spec
 from ascendc_conformance.strategies.cases import draft, finish
 from ascendc_conformance.strategies.context import PathContext
 
 
-def select_paths(spec: Spec | None = None, products: Iterable[str] | None = None,
-                 apis: Iterable[str] | None = None) -> list[Path]:
+def select_paths(spec: Spec, products: Iterable[str] | None = None, apis: Iterable[str] | None = None) -> list[Path]:
     """Documented paths of the chosen products (ids or aliases) and APIs; all of them by default."""
-    spec = spec or load_spec()
     wanted = {spec.product(p).id for p in products} if products else None
     apis = set(apis) if apis else None
     return [path for path in spec.paths()
@@ -50,13 +47,12 @@ def extended(ctxs: Sequence[PathContext], extensions: Iterable[str]) -> tuple[Pa
 
 
 @st.composite
-def case_for(draw, ctx: PathContext, pinned: dict | None = None) -> dict:
+def case_for(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int] | None = None) -> Case:
     """One legal case for one path context, optionally with some parameters pinned (boundaries)."""
     return finish(draw, draft(draw, ctx, pinned))
 
 
-def legal_cases(paths: Sequence[Path] | None = None, spec: Spec | None = None) -> st.SearchStrategy[dict]:
+def legal_cases(spec: Spec, paths: Sequence[Path] | None = None) -> st.SearchStrategy[Case]:
     """Legal cases spread over the given documented paths (all of them by default)."""
-    spec = spec or load_spec()
     chosen = contexts(spec, paths if paths is not None else spec.paths())
     return st.sampled_from(chosen).flatmap(case_for)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from hypothesis import reject
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.spec.model import Path, RuleKind, ShortRepr, Spec
 from ascendc_conformance.strategies import layout
@@ -40,7 +41,7 @@ class Deviation:
         rules = ", ".join(self.rules) if self.rules else "no rule of the spec"
         return f"{self.limit.label} (the spec, {rules}: {self.spec_allows})"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"limit": self.limit.to_json(), "label": self.limit.label, "rules": list(self.rules),
                 "spec_allows": self.spec_allows, "text": self.text}
 
@@ -56,14 +57,14 @@ def deviations(spec: Spec, limits: Limits, paths: Sequence[Path]) -> list[Deviat
                      and rule.max is not None and rule.illegal_by_default and rule.max > limit.max]
             if rules:
                 found.append(Deviation(limit, tuple(dict.fromkeys(rule.id for rule in rules)),
-                                       f"{limit.field} <= {max(rule.max for rule in rules)}"))
+                                       f"{limit.field} <= {max(rule.max for rule in rules if rule.max is not None)}"))
             continue
         stricter = [(ctx, op) for ctx in ctxs for op in ("src", "dst") if _misalignable(ctx, op, limit)]
         if stricter:
-            rules = [rule.id for ctx, op in stricter for rule in ctx.rules() if rule.kind is RuleKind.ALIGNMENT
-                     and op in rule.operands and rule.where.covers(ctx.position(op))]
+            rule_ids = [rule.id for ctx, op in stricter for rule in ctx.rules() if rule.kind is RuleKind.ALIGNMENT
+                        and op in rule.operands and rule.where.covers(ctx.position(op))]
             spec_bytes = sorted({ctx.alignment(op) for ctx, op in stricter})
-            found.append(Deviation(limit, tuple(dict.fromkeys(rules)),
+            found.append(Deviation(limit, tuple(dict.fromkeys(rule_ids)),
                                    f"{'/'.join(map(str, spec_bytes))}-B aligned" if spec_bytes != [1] else "any address"))
     return found
 
@@ -96,11 +97,11 @@ class LimitProbe(ShortRepr):
     def __repr__(self) -> str:
         return f"LimitProbe({self.id}, {len(self.contexts)} contexts)"
 
-    def strategy(self) -> st.SearchStrategy[dict]:
+    def strategy(self) -> st.SearchStrategy[Case]:
         return st.sampled_from(self.contexts).flatmap(self._case)
 
     @st.composite
-    def _case(draw, self, ctx: PathContext) -> dict:
+    def _case(draw: st.DrawFn, self: LimitProbe, ctx: PathContext, /) -> Case:
         if isinstance(self.limit, DeclaredMaximum):
             return finish(draw, draft(draw, ctx, {self.limit.field: self.limit.max + 1}))
         d = draft(draw, ctx)
@@ -135,19 +136,19 @@ def probes(spec: Spec, limits: Limits, paths: Iterable[Path]) -> list[LimitProbe
     return built
 
 
-def beyond(case: dict, ctx: PathContext, limits: Limits, exempt: frozenset[str] = frozenset()) -> str | None:
+def beyond(case: Case, ctx: PathContext, limits: Limits, exempt: frozenset[str] = frozenset()) -> str | None:
     """What of a drawn case lies past a limit the target declares, in words (None: nothing): a parameter above a
     declared maximum (but the `exempt` ones, which a fault pins on purpose), or an operand not aligned as the
     target demands (but one the case misaligns against the spec itself: a misalignment fault's point). A
     profile run draws its cases within the limits (PathContext.within); a pack's were drawn without them."""
     api, product = ctx.api.name, ctx.product.id
-    for name, value in case["params"].items():
+    for name, value in case.params.items():
         maximum = limits.maximum(api, product, name)
         if name not in exempt and isinstance(value, int) and maximum is not None and value > maximum:
             return f"{name} = {value} is above the declared {maximum}"
     spec_only = ctx.within(Limits())
     for operand in ("src", "dst"):
-        address, position = case[operand]["address"], ctx.position(operand)
+        address, position = case.operand(operand).address, ctx.position(operand)
         declared = limits.alignment(api, operand, position, ctx.product.memory_of(position))
         if address % spec_only.alignment(operand) == 0 and address % declared:
             return f"the {operand} address {address:#x} is not {declared}-B aligned as declared"

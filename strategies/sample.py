@@ -5,7 +5,6 @@ faults of one rule); `draw(strategy, count, seed)` draws them outside any test, 
 """
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Callable, TypeVar
 
@@ -13,6 +12,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.context import PathContext
@@ -29,7 +29,7 @@ class SampleError(ConformanceError):
 
 
 def selection(spec: Spec, product: str, api: str, route: str | None = None, dtype: str | None = None,
-              illegal: str | None = None) -> st.SearchStrategy[dict]:
+              illegal: str | None = None) -> st.SearchStrategy[Case]:
     """The cases the suite draws for `api` on `product`, narrowed to a route ("GM-VECIN" or "GM->VECIN") and
     a source dtype; with `illegal`, the single-fault cases of that rule instead of legal ones."""
     if api not in spec.apis:
@@ -59,19 +59,7 @@ class _Enough(Exception):
     """`count` distinct cases were drawn: stops Hypothesis's generation (no shrink phase runs)."""
 
 
-class _Boxed:
-    """A drawn case whose repr is short: Hypothesis writes the repr of the example that raised _Enough, and a
-    case's is up to megabytes of base64."""
-
-    def __init__(self, case: dict):
-        self.case = case
-
-    def __repr__(self) -> str:
-        return "<case>"
-
-
-def draw(strategy: st.SearchStrategy[dict], count: int, seed: int, keep: Callable[[dict], T] = lambda case: case
-         ) -> list[T]:
+def draw(strategy: st.SearchStrategy[Case], count: int, seed: int, keep: Callable[[Case], T]) -> list[T]:
     """`count` distinct cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same
     seed, each kept as `keep(case)` returns it, as it is drawn (a pack build keeps a case's recipe, not its
     bytes). Hypothesis may draw a case twice (its first, simplest example again, say): duplicates are skipped."""
@@ -80,12 +68,11 @@ def draw(strategy: st.SearchStrategy[dict], count: int, seed: int, keep: Callabl
     @hypothesis_seed(seed)
     @settings(max_examples=DRAWS_PER_CASE * count, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(strategy.map(_Boxed))
-    def collect(boxed: _Boxed) -> None:
-        case = boxed.case
+    @given(strategy)
+    def collect(case: Case) -> None:
         if len(drawn) >= count:
             raise _Enough
-        key = json.dumps(case, sort_keys=True)
+        key = case.digest()
         if key not in drawn:
             drawn[key] = keep(case)
         if len(drawn) >= count:
@@ -98,7 +85,7 @@ def draw(strategy: st.SearchStrategy[dict], count: int, seed: int, keep: Callabl
     return list(drawn.values())
 
 
-def _matcher(route: str | None, dtype: str | None):
+def _matcher(route: str | None, dtype: str | None) -> Callable[[PathContext], bool]:
     source, _, destination = (route.replace("->", "-").partition("-") if route else ("", "", ""))
 
     def wanted(context: PathContext) -> bool:

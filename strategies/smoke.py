@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.spec.model import Path, ShortRepr, Spec
 from ascendc_conformance.strategies.boundaries import Boundary, Reach
@@ -36,7 +37,7 @@ class RouteForm(ShortRepr):
         c = self.first
         return f"{c.product.id}-{c.api.name}-{c.src}->{c.dst}-{c.form}"
 
-    def strategy(self) -> st.SearchStrategy[dict]:
+    def strategy(self) -> st.SearchStrategy[Case]:
         """A legal case of a dtype drawn among the route's documented ones."""
         return st.sampled_from(self.contexts).flatmap(case_for)
 
@@ -83,7 +84,9 @@ def smoke_tests(spec: Spec, paths: Sequence[Path], faults: Iterable[Fault], boun
     for boundary in boundaries:
         if boundary.contexts and not isinstance(boundary, Reach):
             one_per_bound.setdefault((boundary.rule.id, boundary.side), boundary)
-    return [Smoke(item) for item in (*route_forms(spec, paths), *one_per_rule.values(), *one_per_bound.values())]
+    items: list[RouteForm | Fault | Boundary] = [*route_forms(spec, paths), *one_per_rule.values(),
+                                                  *one_per_bound.values()]
+    return [Smoke(item) for item in items]
 
 
 def _api(item: RouteForm | Fault | Boundary) -> str:

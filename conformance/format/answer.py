@@ -11,6 +11,7 @@ from enum import Enum
 from typing import Any
 
 from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.case import Result
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import Outcome
@@ -161,15 +162,15 @@ def _optional_names(raw: dict[str, Any], key: str) -> tuple[str, ...] | None:
 class Answer:
     """The outcome of one execute call.
 
-    kind "result": the target gave a well-formed result v1 (``result``, without
-    "id"); a target answering ``{"status": "error"}`` itself is still a result.
+    kind "result": the target gave a well-formed result v1 whose regions are the case's (``result``, its
+    memory decoded); a target answering ``{"status": "error"}`` itself is still a result.
     kind "timeout" / "crashed": the target did not answer in time / died.
     kind "error": the target answered, but not with a valid result v1;
     ``message`` says exactly what was wrong.
     """
 
     kind: AnswerKind
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     message: str = ""
     elapsed_s: float = 0.0
     stderr_tail: str = ""

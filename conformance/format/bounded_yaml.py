@@ -27,7 +27,7 @@ spec's aliases add a few hundred), not multiplied into a bomb."""
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TEXT_KEY_TAGS = ("tag:yaml.org,2002:str", "tag:yaml.org,2002:merge")   # `<<: *base` merges a mapping
 
-KeyPath = tuple  # the keys and list indexes leading to a value: ("rules", 3, "min")
+KeyPath = tuple[str | int, ...]  # the keys and list indexes leading to a value: ("rules", 3, "min")
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _check_graph(root: yaml.Node, where: str) -> None:
     walking: set[int] = set()     # the collections on the path being walked
     added = 0                     # nodes aliases add
     # (node, what holds it: its key or its list, None; or the node and its children once they are walked)
-    stack: list[tuple[yaml.Node, yaml.Node, list | None]] = [(root, root, None)]
+    stack: list[tuple[yaml.Node, yaml.Node, list[Any] | None]] = [(root, root, None)]
     while stack:
         node, holder, children = stack.pop()
         key = id(node)

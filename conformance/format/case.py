@@ -1,13 +1,16 @@
 """The pinned case and result formats (v1) as frozen dataclasses, with parsing that names what is wrong.
 
 A case is one call of one API on one product plus the memory images it starts from; a result is what
-the call did. `Case.from_json` / `Result.to_json` convert from and to the published JSON shapes
-(conformance/schema/case-v1.schema.json and result-v1.schema.json).
+the call did. These objects, with the regions' bytes, are what the layers pass each other; `from_json` /
+`to_json` convert from and to the published JSON shapes (conformance/format/schema/case-v1.schema.json and
+result-v1.schema.json) at the edges only: a target's wire or dict, replay and pack files. A region's base64 is
+decoded once, where the JSON is read.
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,17 +27,13 @@ CASE_FORMAT = 1
 SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 
-@lru_cache(maxsize=16)
 def decode_base64(text: str) -> bytes:
-    """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding).
-
-    Remembers the last few texts: one region's text is read by the reference, by an in-process target, by
-    the answer checks and by the judge, and decoding a megabyte each time is most of a large case's cost."""
+    """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding)."""
     return base64.b64decode(text, validate=True)
 
 
 @lru_cache(maxsize=None)
-def schema(name: str) -> dict:
+def schema(name: str) -> dict[str, Any]:
     """A published schema by name: 'case-v1' or 'result-v1'."""
     return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
 
@@ -50,7 +49,7 @@ class Operand:
     dtype: str
     address: int
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"position": self.position, "dtype": self.dtype, "address": self.address}
 
 
@@ -69,7 +68,7 @@ class Region:
         """Whether absolute bytes [start, stop) lie inside the region."""
         return self.address <= start and stop <= self.end
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"address": self.address, "data": base64.b64encode(self.data).decode("ascii")}
 
 
@@ -85,7 +84,7 @@ def decode_memory(where: str, memory: Mapping[str, Any]) -> dict[str, Region]:
     return {name: _decode_region(f"{where}.{name}", region) for name, region in memory.items()}
 
 
-def encode_memory(memory: Mapping[str, Region]) -> dict:
+def encode_memory(memory: Mapping[str, Region]) -> dict[str, Any]:
     return {name: region.to_json() for name, region in memory.items()}
 
 
@@ -111,17 +110,37 @@ def region_keys(memory: str, count: int) -> list[str]:
     return [memory if index == 0 else f"{memory}{REGION_INDEX}{index}" for index in range(count)]
 
 
+Params = Mapping[str, Any]
+"""A call's parameters by the C++ struct field names of its form: integers and booleans, or for an array of
+structs (SliceInfo) a list of mappings of integers; what each means is the API's (spec/<api>.yaml)."""
+
+
 @dataclass(frozen=True)
 class Case:
+    """One call of one API on one product, and the memory images it starts from (case v1)."""
+
     api: str
     product: str
     src: Operand
     dst: Operand
-    params: Mapping[str, Any]
+    params: Params
     memory: Mapping[str, Region]
     id: str | None = None
     tags: tuple[str, ...] = ()
     extensions: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        """The call's gist, not megabytes of memory: a failing example or an assertion prints this."""
+        return (f"<{self.api} on {self.product}: {self.src.position}@{self.src.address} -> "
+                f"{self.dst.position}@{self.dst.address} {self.src.dtype} params={plain(self.params)}>")
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """The same gist in a Hypothesis falsifying example (its printer would list every field otherwise)."""
+        printer.text(repr(self))
+
+    def operand(self, name: str) -> Operand:
+        """The operand `name`: "src" or "dst"."""
+        return {"src": self.src, "dst": self.dst}[name]
 
     @classmethod
     def from_json(cls, data: Any) -> "Case":
@@ -138,10 +157,10 @@ class Case:
             memory=MappingProxyType(decode_memory("case.memory", data["memory"])),
             id=data.get("id"), tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = {"case_format": CASE_FORMAT, "api": self.api, "product": self.product,
                 "src": self.src.to_json(), "dst": self.dst.to_json(),
-                "params": _plain(self.params), "memory": encode_memory(self.memory)}
+                "params": plain(self.params), "memory": encode_memory(self.memory)}
         if self.id is not None:
             data["id"] = self.id
         if self.tags:
@@ -150,13 +169,23 @@ class Case:
             data["extensions"] = list(self.extensions)
         return data
 
+    def digest(self) -> str:
+        """SHA-256 (hex) of everything the case says, its regions' bytes included: equal digests, equal cases."""
+        call = {"api": self.api, "product": self.product, "src": self.src.to_json(), "dst": self.dst.to_json(),
+                "params": plain(self.params), "id": self.id, "tags": self.tags, "extensions": self.extensions,
+                "regions": {name: region.address for name, region in self.memory.items()}}
+        digest = hashlib.sha256(json.dumps(call, sort_keys=True).encode())
+        for name in sorted(self.memory):
+            digest.update(self.memory[name].data)
+        return digest.hexdigest()
 
-def _plain(value: Any) -> Any:
+
+def plain(value: Any) -> Any:
     """Mappings and tuples back to JSON-ready dicts and lists."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
@@ -176,11 +205,20 @@ class ResultStatus(Word):
 
 @dataclass(frozen=True)
 class Result:
+    """What a call did (result v1): its memory afterwards (ok), or the rules it breaks (rejected, unspecified),
+    or what made it unusable (error)."""
+
     status: ResultStatus
     memory: Mapping[str, Region] | None = None
     rules: tuple[str, ...] = ()
     message: str = ""
     depends_on: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        regions = "" if self.memory is None else " memory=" + ", ".join(
+            f"{name}[{region.address}, {region.end})" for name, region in self.memory.items())
+        rules = f" rules={list(self.rules)}" if self.rules else ""
+        return f"<Result {self.status.value}{rules}{regions}>"
 
     @classmethod
     def ok(cls, memory: Mapping[str, Region], depends_on: tuple[str, ...] = ()) -> "Result":
@@ -198,11 +236,11 @@ class Result:
     def error(cls, message: str) -> "Result":
         return cls(ResultStatus.ERROR, message=message)
 
-    def to_json(self, memory_json: dict | None = None) -> dict:
-        """The result v1 dict; `memory_json`, when given, is the already encoded memory to put in it."""
+    def to_json(self) -> dict[str, Any]:
+        """The result v1 dict."""
         data: dict[str, Any] = {"status": self.status.value}
         if self.memory is not None:
-            data["memory"] = memory_json if memory_json is not None else encode_memory(self.memory)
+            data["memory"] = encode_memory(self.memory)
         if self.status.names_rules:
             data["rules"] = list(self.rules)
         if self.message:
@@ -210,14 +248,3 @@ class Result:
         if self.depends_on:
             data["depends_on"] = list(self.depends_on)
         return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> "Result":
-        """Parse a result dict; a malformed one raises CaseError naming the problem."""
-        errors = list(_validator("result-v1").iter_errors(data))
-        if errors:
-            raise CaseError(f"result: {errors[0].message}")
-        memory = decode_memory("result.memory", data["memory"]) if "memory" in data else None
-        return cls(ResultStatus(data["status"]), memory=MappingProxyType(memory) if memory is not None else None,
-                   rules=tuple(data.get("rules", ())), message=data.get("message", ""),
-                   depends_on=tuple(data.get("depends_on", ())))

@@ -16,7 +16,6 @@ examples/cpp/src/fill.hpp; FORMAT.md of a pack spells it out):
 """
 from __future__ import annotations
 
-import base64
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ class Fill:
     size: int
     half_nan_to_inf: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, int | bool]:
         return {"seed": self.seed, "size": self.size, "half_nan_to_inf": self.half_nan_to_inf}
 
     def bytes_at(self, address: int) -> np.ndarray:
@@ -73,20 +72,20 @@ def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
 
 
 class Recipes:
-    """The recipe of every region text `filled_text` made while recording (`recording()`): a pack build draws
-    cases as a run does and keeps each region's recipe instead of its bytes. Texts are looked up by identity
-    (each is kept alive until `clear`), so a case's regions are plain strings, as every case's are."""
+    """The recipe of every region's bytes `filled_bytes` made while recording (`recording()`): a pack build draws
+    cases as a run does and keeps each region's recipe instead of its bytes. The bytes are looked up by identity
+    (each is kept alive until `clear`), so a case's regions are plain bytes, as every case's are."""
 
     def __init__(self) -> None:
-        self._made: dict[int, tuple[str, Fill]] = {}
+        self._made: dict[int, tuple[bytes, Fill]] = {}
 
-    def add(self, text: str, fill: Fill) -> None:
-        self._made[id(text)] = (text, fill)
+    def add(self, data: bytes, fill: Fill) -> None:
+        self._made[id(data)] = (data, fill)
 
-    def of(self, text: str) -> Fill | None:
-        """The recipe `text` was made by (None: not made by filled_text while recording)."""
-        made = self._made.get(id(text))
-        return made[1] if made is not None and made[0] is text else None
+    def of(self, data: bytes) -> Fill | None:
+        """The recipe `data` was made by (None: not made by filled_bytes while recording)."""
+        made = self._made.get(id(data))
+        return made[1] if made is not None and made[0] is data else None
 
     def clear(self) -> None:
         self._made.clear()
@@ -106,10 +105,10 @@ def recording() -> Iterator[Recipes]:
         _RECORDING.reset(token)
 
 
-def filled_text(fill: Fill, address: int) -> str:
-    """The base64 text of the region `fill` makes at `address` (its recipe remembered while recording)."""
-    text = base64.b64encode(fill.bytes_at(address).tobytes()).decode("ascii")
+def filled_bytes(fill: Fill, address: int) -> bytes:
+    """The bytes of the region `fill` makes at `address` (its recipe remembered while recording)."""
+    data = fill.bytes_at(address).tobytes()
     recipes = _RECORDING.get()
     if recipes is not None:
-        recipes.add(text, fill)
-    return text
+        recipes.add(data, fill)
+    return data

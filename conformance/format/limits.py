@@ -43,7 +43,7 @@ class DeclaredAlignment:
         where = " ".join(part for part in (self.api, self.operand, self.position or self.memory) if part)
         return f"{where or 'every operand'} {self.bytes}-B aligned"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {key: value for key, value in (("api", self.api), ("memory", self.memory), ("position", self.position),
                                               ("operand", self.operand), ("bytes", self.bytes)) if value is not None}
 
@@ -65,7 +65,7 @@ class DeclaredMaximum:
         where = " ".join(part for part in (self.api, self.product) if part)
         return f"{where + ' ' if where else ''}{self.field} <= {self.max}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {key: value for key, value in (("api", self.api), ("product", self.product), ("field", self.field),
                                               ("max", self.max)) if value is not None}
 
@@ -115,19 +115,19 @@ class Limits:
                    maxima=tuple(_maximum(entry, f"{where}.maxima[{i}]")
                                 for i, entry in enumerate(_list(raw, "maxima", where))))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"typed": self.typed, "checks_regions": self.checks_regions,
                 "alignments": [a.to_json() for a in self.alignments], "maxima": [m.to_json() for m in self.maxima]}
 
 
-def _list(raw: dict, key: str, where: str) -> list:
+def _list(raw: dict[str, Any], key: str, where: str) -> list[Any]:
     value = raw.get(key, [])
     if not isinstance(value, list):
         raise ValueError(f"{where}.{key} must be a list of objects")
     return value
 
 
-def _entry(raw: Any, where: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict:
+def _entry(raw: Any, where: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ValueError(f"{where} must be an object with {', '.join(allowed)}")
     unknown = sorted(set(raw) - set(allowed))

@@ -22,15 +22,16 @@ import gzip
 import hashlib
 import json
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format import bounded, schemas
-from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.errors import ConformanceError
-from ascendc_conformance.format.fill import Fill, Recipes, filled_text
+from ascendc_conformance.format.fill import Fill, Recipes, filled_bytes
+from ascendc_conformance.format.results import Subject
 
 PACK_FORMAT = 1
 MANIFEST_FILE = "manifest.json"
@@ -61,30 +62,30 @@ def canonical(data: Any) -> bytes:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
-def region_digest(text: str) -> str:
-    """The SHA-256 (hex) of a region's bytes, given as base64."""
-    return hashlib.sha256(decode_base64(text)).hexdigest()
+def region_digest(data: bytes) -> str:
+    """The SHA-256 (hex) of a region's bytes."""
+    return hashlib.sha256(data).hexdigest()
 
 
-def digested(result: Mapping) -> dict:
+def digested(result: Result) -> dict[str, Any]:
     """A result v1 as a pack stores it: an ok result's regions as their SHA-256 instead of their bytes."""
-    stored = dict(result)
-    if result.get("status") == ResultStatus.OK:
-        stored["memory"] = {name: {"address": region["address"], "sha256": region_digest(region["data"])}
-                            for name, region in result["memory"].items()}
+    stored = replace(result, memory=None).to_json()
+    if result.memory is not None:
+        stored["memory"] = {name: {"address": region.address, "sha256": region_digest(region.data)}
+                            for name, region in result.memory.items()}
     return stored
 
 
-def recipe_case(case: Mapping, recipes: Recipes, test_id: str, index: int) -> dict:
+def recipe_case(case: Case, recipes: Recipes, test_id: str, index: int) -> dict[str, Any]:
     """A drawn case as a pack stores it: each region as the fill recipe it was made by (recorded while it was
     drawn: format.fill.recording), an `id` naming the test and the case's place in it."""
     memory = {}
-    for name, region in case["memory"].items():
-        fill = recipes.of(region["data"])
+    for name, region in case.memory.items():
+        fill = recipes.of(region.data)
         if fill is None:
             raise ValueError(f"region {name} of a case of {test_id} was not made by the fill recipe")
-        memory[name] = {"address": region["address"], "fill": fill.to_json()}
-    return {**case, "id": f"{test_id}#{index}", "memory": memory}
+        memory[name] = {"address": region.address, "fill": fill.to_json()}
+    return {**replace(case, memory=MappingProxyType({})).to_json(), "id": f"{test_id}#{index}", "memory": memory}
 
 
 @dataclass(frozen=True)
@@ -97,26 +98,36 @@ class PackedCase:
     points: tuple[str, ...]
     expected: tuple[tuple[Mapping[str, str], Mapping[str, Any]], ...]
 
-    def materialize(self) -> dict:
-        """The case v1 itself: every region's bytes made from its recipe (base64)."""
-        memory = {name: {"address": region["address"],
-                         "data": filled_text(Fill(**region["fill"]), region["address"])}
+    def call(self) -> Case:
+        """The case without its memory images (its path and parameters)."""
+        return _call_of(self.case)
+
+    def materialize(self) -> Case:
+        """The case itself: every region's bytes made from its recipe."""
+        memory = {name: Region(region["address"], filled_bytes(Fill(**region["fill"]), region["address"]))
                   for name, region in self.case["memory"].items()}
-        return {**self.case, "memory": memory}
+        return replace(_call_of(self.case), memory=MappingProxyType(memory))
 
     def result(self, choices: Mapping[str, str]) -> Mapping[str, Any] | None:
         """The stored expected result under these choices of its points (None: not stored)."""
         wanted = dict(choices)
         return next((result for stored, result in self.expected if dict(stored) == wanted), None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"case": self.case, "points": list(self.points),
                 "expected": [{"reading": dict(choices), "result": result} for choices, result in self.expected]}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "PackedCase":
+    def from_json(cls, data: Mapping[str, Any]) -> "PackedCase":
         return cls(case=data["case"], points=tuple(data["points"]),
                    expected=tuple((MappingProxyType(entry["reading"]), entry["result"]) for entry in data["expected"]))
+
+
+def _call_of(data: Mapping[str, Any]) -> Case:
+    """A pack's case (as the suite wrote it: the pack's hashes pin it) without its memory images."""
+    return Case(api=data["api"], product=data["product"], src=Operand(**data["src"]), dst=Operand(**data["dst"]),
+                params=MappingProxyType(dict(data["params"])), memory=MappingProxyType({}), id=data.get("id"),
+                tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
 
 @dataclass(frozen=True)
@@ -125,17 +136,17 @@ class PackTest:
 
     id: str
     kind: str
-    subject: Mapping[str, str | None]
+    subject: Subject
     cases: int
     file: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind, "subject": dict(self.subject), "cases": self.cases,
                 "file": self.file}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "PackTest":
-        return cls(id=data["id"], kind=data["kind"], subject=MappingProxyType(dict(data["subject"])),
+    def from_json(cls, data: Mapping[str, Any]) -> "PackTest":
+        return cls(id=data["id"], kind=data["kind"], subject=Subject(**data["subject"]),
                    cases=data["cases"], file=data["file"])
 
 
@@ -168,7 +179,7 @@ class Pack:
     def spec_digest(self) -> str:
         return self.manifest["spec_digest"]
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """What a run record and the reports say of the pack."""
         return {"id": self.pack_id, "profile": self.profile, "seed": self.built["seed"],
                 "hypothesis": self.built["hypothesis"], "suite_version": self.manifest["suite_version"],
@@ -190,7 +201,7 @@ class Pack:
         return [PackedCase.from_json(entry) for entry in data["cases"]]
 
 
-def _test_file(path: Path, raw: bytes) -> dict:
+def _test_file(path: Path, raw: bytes) -> dict[str, Any]:
     try:
         text = gzip.decompress(raw)
     except (OSError, EOFError, zlib.error) as error:
@@ -201,7 +212,7 @@ def _test_file(path: Path, raw: bytes) -> dict:
         raise PackError(str(error)) from None
 
 
-def _manifest(directory: Path) -> tuple[bytes, dict]:
+def _manifest(directory: Path) -> tuple[bytes, dict[str, Any]]:
     path = directory / MANIFEST_FILE
     if not directory.is_dir():
         raise PackError(f"{directory}: not a directory; expected a pack (a directory holding {MANIFEST_FILE}, "
@@ -305,7 +316,7 @@ def check_new_directory(directory: Path) -> None:
         raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
 
 
-def counts(tests: list[PackTest]) -> dict:
+def counts(tests: list[PackTest]) -> dict[str, Any]:
     """Tests and cases, per kind and per rule (the cases of the tests about each rule)."""
     per_kind: dict[str, dict[str, int]] = {}
     per_rule: dict[str, int] = {}

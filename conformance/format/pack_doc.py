@@ -39,7 +39,7 @@ boundary; `subject`: product, api, route, dtypes, rule, variant as they apply; `
 `{{"pack_format": {pack_format}, "test": <id>, "kind": <kind>, "cases": [<packed case>, ...]}}`; a packed case is
 `{{"case": <case>, "points": [<point>, ...], "expected": [{{"reading": {{...}}, "result": <result>}}, ...]}}`.
 
-**The case** is a case of format 1 (the suite's `case-v1.schema.json`; README "Case format v1"), with `id`
+**The case** is a case of format 1 (the suite's `case-v1.schema.json`; its docs/target-protocol.md), with `id`
 `<test id>#<n>` and `tags`, except that each memory region gives its **fill recipe** instead of its bytes:
 
     "memory": {{"GM": {{"address": 4096, "fill": {{"seed": 1234, "size": 320, "half_nan_to_inf": false}}}}}}
@@ -61,10 +61,11 @@ References: `conformance/format/fill.py` (Python) and `examples/cpp/src/fill.hpp
 suite; they give the same bytes.
 
 A case with `"extensions": ["detached-tensor"]` has a GM operand whose start address lies outside its region
-(README "Detached GM tensors"); an implementation that cannot take such cases leaves them out.
+(the suite's docs/target-protocol.md, "Case-format extensions"); an implementation that cannot take such cases
+leaves them out.
 
-**The expected result** depends on the reading of the disputed points (README "Disputed and unspecified
-points"). `points` lists the disputed points the case's outcome depends on (none: `[]`); `expected` gives the
+**The expected result** depends on the reading of the disputed points (the suite's docs/disputed-points.md).
+`points` lists the disputed points the case's outcome depends on (none: `[]`); `expected` gives the
 result under every combination of their computable readings — `reading` maps a point to its alternative,
 points at their default left out. The first entry, `"reading": {{}}`, is the default reading (the seed's): the one
 an implementation is certified under unless it names another. A result is result format 1 with each region of

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.bounded import InputError, clip
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
 from ascendc_conformance.format.outcome import Outcome
@@ -35,7 +35,7 @@ class ReplayError(ConformanceError):
 class Replay:
     """A saved failing case, as `replay` re-runs it (conformance/format/schema/replay-v1.schema.json)."""
 
-    case: Mapping[str, Any]           # the case, checked against case-v1
+    case: Case
     test_id: str | None = None
     outcome: Outcome | None = None    # the verdict the saving run gave
     reading: str | None = None        # the reading of the disputed points it judged under (its label)
@@ -45,20 +45,20 @@ def file_name(test_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", test_id).strip("_")[:150] + ".json"
 
 
-def save(directory: Path, test_id: str, case: dict, expected: dict, actual: dict | None, verdict: dict,
-         target: str) -> Path:
+def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Result | None,
+         verdict: Mapping[str, Any], target: str) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
     its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result)."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / file_name(test_id)
-    verdict = {key: value for key, value in verdict.items() if key not in ("expected", "actual")}
     path.write_text(json.dumps({"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target,
-                                "case": case, "expected": expected, "actual": kept(actual), "verdict": verdict},
-                               indent=1, sort_keys=True), encoding="utf-8")
+                                "case": case.to_json(), "expected": expected.to_json(),
+                                "actual": kept(actual.to_json() if actual is not None else None),
+                                "verdict": dict(verdict)}, indent=1, sort_keys=True), encoding="utf-8")
     return path
 
 
-def kept(actual: dict | None) -> dict | None:
+def kept(actual: dict[str, Any] | None) -> dict[str, Any] | None:
     """What a replay keeps of a target's answer: the keys of a result v1, its message up to REPLAY_TEXT_CHARS,
     its rule ids each up to TARGET_TEXT_CHARS and together up to REPLAY_TEXT_CHARS."""
     if actual is None:
@@ -107,11 +107,11 @@ def load(path: Path) -> Replay:
     if problem is not None:
         raise ReplayError(f"{path}: {problem}")
     try:
-        Case.from_json(data["case"])
+        case = Case.from_json(data["case"])
         verdict = data.get("verdict") or {}
         outcome = Outcome.parse(verdict["outcome"]) if "outcome" in verdict else None
     except CaseError as error:
         raise ReplayError(f"{path}: {error}") from None
     except ValueError as error:
         raise ReplayError(f"{path}: 'verdict.outcome': {error}") from None
-    return Replay(case=data["case"], test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"))
+    return Replay(case=case, test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"))

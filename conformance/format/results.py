@@ -24,7 +24,7 @@ One JSON object per line, discriminated by "record":
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
                "replay_command": str|null, "case": {case_summary}, "cases": n}, ...],
    "bits": {"<API>": {"<field>": [bit, ...]}}}   (optional: the bits of the parameters its legal cases witnessed
-   first in their process, reference.bits; a record without it witnessed none)
+   first in their process, reference.bit_witness; a record without it witnessed none)
   The fields message, diff, replay, replay_command and case are those of the first cause (records written
   before causes were recorded have no "causes": their one cause is derived from those fields).
 - "end" (last line): {"record": "end", "finished": ISO-8601, "exit_status": int}
@@ -44,10 +44,11 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, TypedDict
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.bounded import SHOWN_CHARS, InputError, clip, shown
+from ascendc_conformance.format.case import Case, plain
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.outcome import Outcome, SkipReason
@@ -84,16 +85,14 @@ def thaw(value: Any) -> Any:
     return value
 
 
-def case_summary(case: Mapping) -> dict[str, Any]:
+def case_summary(case: Case) -> dict[str, Any]:
     """What a person needs to see of a case (no memory images): product, API, route, dtypes, params."""
-    src, dst = case.get("src") or {}, case.get("dst") or {}
-    return {"product": case.get("product"), "api": case.get("api"),
-            "route": f"{src.get('position')}->{dst.get('position')}", "src_dtype": src.get("dtype"),
-            "dst_dtype": dst.get("dtype"), "src_address": src.get("address"), "dst_address": dst.get("address"),
-            "params": dict(case.get("params") or {})}
+    return {"product": case.product, "api": case.api, "route": f"{case.src.position}->{case.dst.position}",
+            "src_dtype": case.src.dtype, "dst_dtype": case.dst.dtype, "src_address": case.src.address,
+            "dst_address": case.dst.address, "params": plain(case.params)}
 
 
-def format_params(summary: Mapping | None) -> str:
+def format_params(summary: Mapping[str, Any] | None) -> str:
     """One line: `<api> <product> <route> <dtype> src@<address> dst@<address> {params}` of a case summary ("" without
     one): the operands' addresses (hex) and dtypes too, since an alignment or placement failure is about them."""
     if not summary:
@@ -143,7 +142,7 @@ class Cause:
     misread: str = ""      # a wrong copy one misread field explains: "bit 15 of srcStride dropped" (judge.misread)
 
     @classmethod
-    def of(cls, verdict: Outcome, case: Mapping | None, diff: Mapping | None = None, actual: Mapping | None = None,
+    def of(cls, verdict: Outcome, case: Mapping[str, Any] | None, diff: Mapping[str, Any] | None = None, actual: Mapping[str, Any] | None = None,
            fault_rule: str | None = None, misread: str = "") -> "Cause":
         """The cause of a failing verdict on a case (its case_summary), with the verdict's diff and the target's
         answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests); `misread`
@@ -177,11 +176,24 @@ class Cause:
                 "named": self.named, "rule": self.rule, "misread": self.misread, "label": self.label}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Cause":
+    def from_json(cls, data: Mapping[str, Any]) -> "Cause":
         return cls(api=str(data.get("api") or ""), route=str(data.get("route") or ""),
                    verdict=Outcome.parse(data.get("verdict")), diff_class=str(data.get("diff_class") or ""),
                    named=str(data.get("named") or ""), rule=str(data.get("rule") or ""),
                    misread=str(data.get("misread") or ""))
+
+
+class Subject(TypedDict, total=False):
+    """What a conformance test is about, in the fields of its TestRecord: a path (product, API, route, dtypes),
+    a rule and its variant, or a route and form of a smoke test."""
+
+    product: str | None
+    api: str | None
+    route: str | None
+    src_dtype: str | None
+    dst_dtype: str | None
+    rule: str | None
+    variant: str | None
 
 
 class TestKind(Word):
@@ -199,7 +211,7 @@ class TestKind(Word):
 @dataclass(frozen=True)
 class TestRecord:
     """One conformance test as a "test" record of results.jsonl: the one definition of its fields, written by
-    the run (ascendc_conformance.runner.session) and read by the reports (reports.model.TestResult extends it)."""
+    the run (ascendc_conformance.runner.records) and read by the reports (reports.model.TestResult extends it)."""
 
     __test__ = False  # not a pytest test class
 
@@ -217,23 +229,23 @@ class TestRecord:
     cases: int = 0
     tags: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     disputed: Mapping[str, Mapping[str, int]] = field(default_factory=lambda: MappingProxyType({}))
-    dispute_examples: Mapping[str, Mapping[str, Mapping]] = field(default_factory=lambda: MappingProxyType({}))
+    dispute_examples: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=lambda: MappingProxyType({}))
     message: str = ""
-    diff: Mapping | None = None
+    diff: Mapping[str, Any] | None = None
     replay: str | None = None
     replay_command: str | None = None
     duration_s: float = 0.0
-    waiver: Mapping | None = None
+    waiver: Mapping[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
-    case: Mapping | None = None   # case_summary of the (smallest) failing case
+    case: Mapping[str, Any] | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
-    causes: tuple[Mapping, ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
+    causes: tuple[Mapping[str, Any], ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
     bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
     # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
 
     # The fields a test's subject is described by (set by the suite before the test runs).
-    SUBJECT = ("product", "api", "route", "src_dtype", "dst_dtype", "rule", "variant")
+    SUBJECT = tuple(Subject.__annotations__)
 
     @property
     def cause(self) -> Cause | None:
@@ -247,13 +259,13 @@ class TestRecord:
         case["route"] = case.get("route") or self.route
         return Cause.of(self.verdict, case, self.diff, fault_rule=self.rule if self.kind is TestKind.ILLEGAL else None)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         record = {"record": "test"}
         record.update((f.name, thaw(getattr(self, f.name))) for f in fields(TestRecord))
         return record
 
     @classmethod
-    def from_json(cls, record: Mapping, where: str = "", **extra: Any) -> "TestRecord":
+    def from_json(cls, record: Mapping[str, Any], where: str = "", **extra: Any) -> "TestRecord":
         """A test record as `read` yields it (its fields' types checked against results-v1), frozen (`extra`:
         the fields a subclass adds); ResultsError naming `where` and the field for a verdict or skip reason the
         suite does not know."""

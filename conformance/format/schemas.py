@@ -7,7 +7,7 @@ act on: the field's dotted path, what it accepts and what it holds (cut to a few
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, Mapping
 
 import jsonschema
 
@@ -41,18 +41,18 @@ def describe(error: jsonschema.ValidationError) -> str:
     """A jsonschema error as a sentence that says what was expected."""
     validator = error.validator
     if validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
+        allowed = sorted(error.schema.get("properties", {})) if isinstance(error.schema, Mapping) else []
         extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
         hint = f"; allowed keys: {', '.join(allowed)}" if allowed else ""
         return f"unknown key(s) {', '.join(repr(k) for k in extra)}{hint}"
     if validator == "required":
         return f"{error.message}; add it"
     if validator == "type":
-        expected = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return f"expected {' or '.join(expected)}, got {shown(error.instance)}"
+        types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"expected {' or '.join(map(str, types))}, got {shown(error.instance)}"
     if validator in ("enum", "const"):
-        expected = error.validator_value if validator == "enum" else [error.validator_value]
-        return f"{clip(repr(error.instance), SHOWN_CHARS)} is not one of: {', '.join(map(str, expected))}"
+        accepted: Any = error.validator_value if validator == "enum" else [error.validator_value]
+        return f"{clip(repr(error.instance), SHOWN_CHARS)} is not one of: {', '.join(map(str, accepted))}"
     return clip(error.message, MESSAGE_CHARS)
 
 

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # typing.Self from Python 3.11 on
+    from typing_extensions import Self
 
 
 class Word(str, Enum):
@@ -15,7 +19,7 @@ class Word(str, Enum):
         return str.__hash__(self)
 
     @classmethod
-    def parse(cls, text: object, what: str | None = None):
+    def parse(cls, text: object, what: str | None = None) -> Self:
         """The member spelt `text`; ValueError naming `what` (default: the class's name) and the spellings known."""
         try:
             return cls(text)

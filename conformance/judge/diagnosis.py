@@ -26,12 +26,12 @@ from typing import Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.answer import AnswerKind
+from ascendc_conformance.format.answer import Answer, AnswerKind
 from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, memory_of
 from ascendc_conformance.judge.misread import CHANCE_MATCHES   # moves here when this module replaces misread
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.hypotheses import Hypothesis, Kind, catalogue
-from ascendc_conformance.reference.misreading import Twin
+from ascendc_conformance.reference.misreading import Twin, TwinKey
 from ascendc_conformance.reference.prediction import Image, Probe
 from ascendc_conformance.spec.model import Reading, Spec
 
@@ -39,6 +39,11 @@ from ascendc_conformance.spec.model import Reading, Spec
 Actual = Result | AnswerKind
 """What the target did: its result (ok, rejected, or its own error), or the kind of an answer that is not one
 (crashed, timeout, a malformed answer: AnswerKind.ERROR)."""
+
+
+def actual_of(answer: Answer) -> Actual:
+    """What the target did, as diagnosis holds it against the twins."""
+    return answer.result if answer.kind is AnswerKind.RESULT and answer.result is not None else answer.kind
 
 
 @dataclass(frozen=True)
@@ -71,15 +76,17 @@ def diagnose(case: Case, expected: Result, actual: Actual, spec: Spec, reading: 
     match = _Match.of(case, expected, actual, spec, reading)
     if match is None:
         return Diagnosis()
-    found, fits = [], {}
+    found: list[tuple[int, Hypothesis]] = []
+    fits: dict[TwinKey, int | None] = {}
     for hypothesis in _candidates(spec, match.probe.call.api.name, match.legal, match.answered_ok):
         twin = hypothesis.twin(match.probe)
         if twin is None:
             continue
         if twin.key not in fits:
             fits[twin.key] = match.fit(twin)
-        if fits[twin.key] is not None:
-            found.append((fits[twin.key], hypothesis))
+        unknown = fits[twin.key]
+        if unknown is not None:
+            found.append((unknown, hypothesis))
     if not found:
         return Diagnosis()
     fewest = min(unknown for unknown, _ in found)
@@ -127,25 +134,27 @@ class _Match:
     probe: Probe
     expected: Result
     actual: Actual
+    answered: Mapping[str, Region] | None   # the memory of an ok answer (None: the target did not answer ok)
     differing: tuple[int, int] | None   # the lowest and highest absolute byte an ok answer has otherwise
 
     @classmethod
     def of(cls, case: Case, expected: Result, actual: Actual, spec: Spec, reading: Reading) -> "_Match | None":
         if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED) or actual is AnswerKind.TIMEOUT:
             return None
-        call, differing = resolve(case, spec, reading), None
+        call, differing, answered = resolve(case, spec, reading), None, None
         if isinstance(actual, Result) and actual.status is ResultStatus.OK:
-            if actual.memory is None or set(actual.memory) != set(case.memory):
+            answered = actual.memory
+            if answered is None or set(answered) != set(case.memory):
                 return None
             right = expected.memory or case.memory
-            if any(actual.memory[key].address != region.address or len(actual.memory[key].data) != len(region.data)
-                   or (actual.memory[key] != region and memory_of(key) != call.dst_memory)
+            if any(answered[key].address != region.address or len(answered[key].data) != len(region.data)
+                   or (answered[key] != region and memory_of(key) != call.dst_memory)
                    for key, region in right.items()):
                 return None   # regions shaped otherwise, or bytes changed outside the destination's memory
-            differing = _differing(actual.memory, right)
+            differing = _differing(answered, right)
             if differing is None and expected.status is ResultStatus.OK:
                 return None   # the right answer: nothing to explain
-        return cls(Probe(call), expected, actual, differing)
+        return cls(Probe(call), expected, actual, answered, differing)
 
     @property
     def legal(self) -> bool:
@@ -153,7 +162,7 @@ class _Match:
 
     @property
     def answered_ok(self) -> bool:
-        return isinstance(self.actual, Result) and self.actual.status is ResultStatus.OK
+        return self.answered is not None
 
     def may_explain(self, hypothesis: Hypothesis) -> bool:
         """Whether the hypothesis is of this API (or any) and its kind can explain this kind of failure."""
@@ -165,12 +174,12 @@ class _Match:
         probe = self.probe
         if not probe.changes(twin):
             return None
-        if self.answered_ok:
+        if self.answered is not None:
             if not self.legal and probe.refusal_of(twin) is not None:
                 return None
-            if not self._within_reach(twin) or not self._agrees_where_it_differs(twin):
+            if not self._within_reach(twin) or not self._agrees_where_it_differs(twin, self.answered):
                 return None
-            return _unknown_bytes(self.actual.memory, probe.call.case.memory,
+            return _unknown_bytes(self.answered, probe.call.case.memory,
                                   (self.expected.memory or probe.call.case.memory), probe.image(twin))
         if not self.legal:
             return None
@@ -189,12 +198,12 @@ class _Match:
         low, high = self.differing
         return min(span.start for span in reach) <= low and high < max(span.stop for span in reach)
 
-    def _agrees_where_it_differs(self, twin: Twin) -> bool:
+    def _agrees_where_it_differs(self, twin: Twin, answer: Mapping[str, Region]) -> bool:
         """Whether the twin leaves the answer's bytes where a wrong twin most likely shows (it can say cheaply):
         at the lowest and highest address where the answer differs, at the first and last byte the twin writes
         and the bytes just outside them, at the first and last byte the call writes. Most twins that do not
         reproduce the answer fail here, before their whole image is computed."""
-        answered = {key: region for key, region in self.actual.memory.items()
+        answered = {key: region for key, region in answer.items()
                     if memory_of(key) == self.probe.call.dst_memory}
         addresses = list(self.differing or ())
         for span, margin in ((self.probe.writes(twin), 1), (self.probe.writes(self.probe.itself), 0)):
@@ -218,7 +227,8 @@ def _first_byte(answered: Mapping[str, Region], address: int) -> int | None:
 def _differing(answered: Mapping[str, Region], expected: Mapping[str, Region]) -> tuple[int, int] | None:
     """The lowest and highest absolute byte address at which the answered regions (shaped as the expected ones)
     differ from the expected (None: nowhere)."""
-    low = high = None
+    low: int | None = None
+    high = 0
     for key, region in answered.items():
         other = expected[key]
         if region.data == other.data:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, Region, decode_base64, decode_memory, memory_of
+from ascendc_conformance.format.case import Case, Region, memory_of
 from ascendc_conformance.reference.explain import Explanation, explain
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Spec
 
 OUTSIDE, UNWRITTEN, WRONG, PERMUTED = range(4)
 CLASSES = ("wrote-outside-expected-area", "left-expected-bytes-unwritten", "wrong-value", "permuted")
@@ -59,7 +59,7 @@ class Run:
     def length(self) -> int:
         return self.stop - self.start
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"region": self.region, "start": self.start, "stop": self.stop, "class": self.kind,
                 "differing": self.differing, "expected": self.expected, "actual": self.actual,
                 "location": self.location, "misplaced": self.misplaced}
@@ -86,7 +86,7 @@ class Diff:
     def __bool__(self) -> bool:
         return self.total_runs > 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"differing_bytes": self.differing_bytes, "total_runs": self.total_runs,
                 "bytes_by_class": dict(self.bytes_by_class), "runs_by_class": dict(self.runs_by_class),
                 "runs": [run.to_json() for run in self.runs], "truncated": len(self.runs) < self.total_runs}
@@ -136,17 +136,11 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, run_counts) if n}))
 
 
-def diff_results(case: Case | dict, expected: dict, actual: dict, explanation: Explanation | None = None,
-                 *, max_runs: int = MAX_RUNS, reading: Reading | None = None) -> Diff:
-    """diff_memory on the JSON shapes: a case v1 and two "ok" results v1. The explanation is computed from
-    the case under `reading` when not given (reference.explain; None for a case the reference does not
-    answer "ok")."""
-    if not isinstance(case, Case):
-        case = Case.from_json(case)
-    if explanation is None:
-        explanation = explain(case, reading)
-    return diff_memory(case.memory, decode_memory("expected.memory", expected["memory"]),
-                       decode_memory("actual.memory", actual["memory"]), explanation, max_runs=max_runs)
+def diff_case(case: Case, expected: Mapping[str, Region], actual: Mapping[str, Region], spec: Spec,
+              reading: Reading | None = None, *, max_runs: int = MAX_RUNS) -> Diff:
+    """diff_memory of the expected and actual memory after the call of `case`, explained under `reading`
+    (reference.explain: without an explanation when the reference does not answer the case "ok")."""
+    return diff_memory(case.memory, expected, actual, explain(case, spec, reading), max_runs=max_runs)
 
 
 def classify(before: np.ndarray, expected: np.ndarray, actual: np.ndarray, written: np.ndarray | None) -> np.ndarray:
@@ -243,14 +237,9 @@ def _misplacement(want: np.ndarray, got: np.ndarray, address: int, start: int, e
     return f"{explanation.locate(address + found, memory)} written {abs(distance)} B {side} where it belongs"
 
 
-def same_memory(expected: Mapping[str, Mapping], actual: Mapping[str, Mapping]) -> bool:
-    """Same regions, addresses and bytes (equal base64 texts are equal bytes; other texts are decoded)."""
-    if set(expected) != set(actual):
-        return False
-    return all(expected[name]["address"] == actual[name]["address"]
-               and (expected[name]["data"] == actual[name]["data"]
-                    or decode_base64(expected[name]["data"]) == decode_base64(actual[name]["data"]))
-               for name in expected)
+def same_memory(expected: Mapping[str, Region], actual: Mapping[str, Region]) -> bool:
+    """Same regions, addresses and bytes."""
+    return expected.keys() == actual.keys() and all(expected[name] == actual[name] for name in expected)
 
 
 def _hex(data: np.ndarray) -> str:
@@ -258,7 +247,7 @@ def _hex(data: np.ndarray) -> str:
     return text + " …" if data.size > SHOW_BYTES else text
 
 
-def format_diff(diff: Diff | dict, limit: int = RENDER_RUNS) -> str:
+def format_diff(diff: Diff | Mapping[str, Any], limit: int = RENDER_RUNS) -> str:
     """A compact human rendering: a summary line, then at most `limit` runs, then "… N more"."""
     data = diff.to_json() if isinstance(diff, Diff) else diff
     if not data["total_runs"]:

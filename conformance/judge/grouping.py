@@ -53,7 +53,7 @@ def group_failures(failures: Iterable[Failure], rank: Callable[[str], Any]) -> t
         repeated = next(key for key, count in Counter(keys).items() if count > 1)
         raise ValueError(f"failure key {repeated!r} given more than once: each failure needs a key of its own")
     groups = _explained([f for f in failures if f.hypotheses], rank)
-    groups.sort(key=lambda group: (-len(group.members), rank(group.named)))
+    groups.sort(key=lambda group: (-len(group.members), rank(str(group.named))))   # each explained group names one
     return tuple(groups) + _by_fallback([f for f in failures if not f.hypotheses])
 
 

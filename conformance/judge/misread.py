@@ -1,7 +1,7 @@
 """Which parameter a wrong copy misread: the commonest real bug, a field kept in too few bits, named by the bit.
 
 When a target answers a legal call with other bytes than the reference, the suite looks for one misread field
-that explains the answer: each tracked field (reference.bits) read as 0, or with its top set bit cleared (the
+that explains the answer: each tracked field (reference.bit_witness) read as 0, or with its top set bit cleared (the
 same flips that decide which bits a case witnesses). If what the call moves with that field so misread is what
 the target wrote — in the bytes the case holds: a misread stride reads outside them, and those bytes are not
 known — the target misread it: "bit 15 of srcStride dropped", "dstGap read as 0". Two such bugs of one target
@@ -21,9 +21,9 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, Region, decode_memory
+from ascendc_conformance.format.case import Case, Region
 from ascendc_conformance.format.errors import CaseError
-from ascendc_conformance.reference import bits, legal_transfer
+from ascendc_conformance.reference import bit_witness as bits, legal_transfer
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call, resolve
 from ascendc_conformance.reference.transfer import apply, through_regions
@@ -57,13 +57,12 @@ class Misread:
                 f"read as {self.read_as}): is {self.field} kept in {self.bit} bits, or read as signed?")
 
 
-def misread(case: dict, memory: Mapping[str, Any], reading: Reading, spec: Spec) -> Misread | None:
-    """The one misread field that explains `memory`, the target's answer to the legal `case` under `reading`;
-    None when none does (or the answer's regions are not the case's)."""
+def misread(case: Case, answered: Mapping[str, Region], reading: Reading, spec: Spec) -> Misread | None:
+    """The one misread field that explains `answered`, the target's memory after the legal `case` under
+    `reading`; None when none does (or the answer's regions are not the case's)."""
     try:
-        call = resolve(Case.from_json(case), spec, reading)
-        answered = decode_memory("answer.memory", memory)
-    except (CaseError, ValueError, KeyError, TypeError):
+        call = resolve(case, spec, reading)
+    except CaseError:
         return None
     if set(answered) != set(call.case.memory):
         return None
@@ -75,14 +74,17 @@ def misread(case: dict, memory: Mapping[str, Any], reading: Reading, spec: Spec)
         # a field read as 0 may be a value the spec forbids (repeatTimes 0): the target moves what that says
         ranges = frozenset(rule.id for rule in call.api.rules if rule.kind is RuleKind.RANGE
                            and rule.field == candidate.field) if candidate.bit is None else frozenset()
-        transfer = legal_transfer(flipped, ranges) if flipped is not None else None
+        if flipped is None:
+            continue
+        transfer = legal_transfer(flipped, ranges)
         if transfer is None or bits.same_moves(base, transfer):
             continue
         images, unknown = through_regions(flipped, transfer)
         scores = [_unknown_bytes(answered[key], call.case.memory[key], expected[key], image, unknown.get(key))
                   for key, image in images.items()]
-        if None not in scores:
-            found.append((sum(scores), order, candidate))
+        known = [score for score in scores if score is not None]
+        if len(known) == len(scores):
+            found.append((sum(known), order, candidate))
     if not found:
         return None
     best = min(score for score, _, _ in found)
@@ -92,7 +94,7 @@ def misread(case: dict, memory: Mapping[str, Any], reading: Reading, spec: Spec)
     return explaining[0][1]
 
 
-def _candidates(call: Call, spec: Spec) -> Iterator[tuple[Misread, dict]]:
+def _candidates(call: Call, spec: Spec) -> Iterator[tuple[Misread, dict[str, Any]]]:
     """Each tracked field with its top set bit cleared (a value of two set bits or more), then read as 0 (a
     plain parameter), with the parameters of that call: where bytes read from outside the case leave two of
     them explaining the answer alike, the dropped bit, the narrower claim, comes first."""

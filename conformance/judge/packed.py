@@ -11,70 +11,72 @@ does; so every verdict is the one a profile run gives the same case and answer.
 from __future__ import annotations
 
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, Region, Result, ResultStatus
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.pack import PackedCase, region_digest
+from ascendc_conformance.judge.diff import same_memory
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
+from ascendc_conformance.reference import Others
 from ascendc_conformance.spec.model import Reading, Spec
 
 
-def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[dict, list[tuple[Reading, dict]]]:
+def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:
     """The expected result under `reading` and under every other combination of the readings of the case's
-    points, as reference.expect_readings orders them, from the pack (digest form)."""
-    def under(other: Reading) -> dict:
+    points, as reference.expect_readings orders them, from the pack: each expected region's bytes stood in for
+    by its digest (`by_digest`)."""
+    def under(other: Reading) -> Result:
         result = packed.result({point: other.alternative(point) for point in packed.points
                                 if other.alternative(point) != spec.seed_reading.alternative(point)})
         if result is None:
             raise ValueError(f"case {packed.case.get('id')}: the pack has no expected result under {other.label}")
-        return dict(result)
+        return _stored(result)
     others = reference.other_readings(packed.points, reading, spec) if packed.points else []
     return under(reading), [(other, under(other)) for other in others]
 
 
-def judge_packed(packed: PackedCase, case: dict, answer: Answer, hello: Hello, *, reading: Reading,
-                 rule_naming: RuleNaming, spec: Spec) -> tuple[Verdict, dict]:
+def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
+                 rule_naming: RuleNaming, spec: Spec) -> tuple[Verdict, Result]:
     """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
     it was judged against (with its bytes when the reference had to work them out)."""
     expected, others = stored_expected(packed, reading, spec)
     answered = _answered_by_digest(answer)
     if not _differs(expected, answered):
-        verdict = judge(case, _by_digest(expected), answered, hello, reading=reading,
-                        others=[(other, _by_digest(result)) for other, result in others], rule_naming=rule_naming,
+        verdict = judge(case, expected, answered, hello, reading=reading, others=others, rule_naming=rule_naming,
                         spec=spec)
         if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
-            return replace(verdict, expected=expected, actual=answer.result), expected
-    expected, others = reference.expect_readings(case, reading)
+            return replace(verdict, actual=answer.result), expected
+    expected, others = reference.expect_readings(case, spec, reading)
     return judge(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
                  spec=spec), expected
 
 
-def _ok(answer: Answer) -> bool:
-    return answer.kind is AnswerKind.RESULT and bool(answer.result) and answer.result.get("status") == ResultStatus.OK
+def _stored(result: Mapping[str, Any]) -> Result:
+    """A stored expected result, each region's digest standing in for its bytes."""
+    memory = None if "memory" not in result else MappingProxyType({
+        name: Region(region["address"], bytes.fromhex(region["sha256"])) for name, region in result["memory"].items()})
+    return Result(ResultStatus(result["status"]), memory=memory, rules=tuple(result.get("rules", ())),
+                  message=result.get("message", ""), depends_on=tuple(result.get("depends_on", ())))
 
 
-def _differs(expected: Mapping[str, Any], answered: Answer) -> bool:
+def _differs(expected: Result, answered: Answer) -> bool:
     """An ok answer (its regions by digest) to a case expected ok whose memory is not the expected one: its
     diff needs the bytes."""
-    return expected["status"] == ResultStatus.OK and _ok(answered) and any(
-        answered.result["memory"][name]["data"] != region["sha256"] for name, region in expected["memory"].items())
-
-
-def _by_digest(result: Mapping[str, Any]) -> dict:
-    """A stored result with each region's digest standing in for its bytes (as the judge compares texts)."""
-    if result.get("status") != ResultStatus.OK:
-        return dict(result)
-    return {**result, "memory": {name: {"address": region["address"], "data": region["sha256"]}
-                                 for name, region in result["memory"].items()}}
+    result = answered.result
+    return (expected.status is ResultStatus.OK and answered.kind is AnswerKind.RESULT and result is not None
+            and result.status is ResultStatus.OK and result.memory is not None and expected.memory is not None
+            and not same_memory(result.memory, expected.memory))
 
 
 def _answered_by_digest(answer: Answer) -> Answer:
     """An ok answer with each region's digest standing in for its bytes; any other answer as it is."""
-    if not _ok(answer):
+    result = answer.result
+    if answer.kind is not AnswerKind.RESULT or result is None or result.memory is None:
         return answer
-    memory = {name: {"address": region["address"], "data": region_digest(region["data"])}
-              for name, region in answer.result["memory"].items()}
-    return replace(answer, result={**answer.result, "memory": memory})
+    memory = {name: Region(region.address, bytes.fromhex(region_digest(region.data)))
+              for name, region in result.memory.items()}
+    return replace(answer, result=replace(result, memory=MappingProxyType(memory)))

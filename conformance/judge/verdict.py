@@ -1,6 +1,6 @@
 """Judging one answer of a target against the reference's expected result.
 
-`judge(case, expected, answer, hello, reading=, others=)` gives a `Verdict`: pass, fail (with a structured
+`judge(case, expected, answer, hello, spec=, reading=, others=)` gives a `Verdict`: pass, fail (with a structured
 memory diff), missed-reject, false-reject, error, timeout, crashed, or disputed. "not-supported" and "waived"
 are outcomes the runner assigns without calling judge.
 
@@ -21,18 +21,18 @@ crash or a hang the documented behaviour.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.judge.diff import diff_results, format_diff, same_memory
+from ascendc_conformance.judge.diff import Diff, diff_case, format_diff, same_memory
 from ascendc_conformance.judge.misread import Misread, misread
-from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
@@ -63,11 +63,13 @@ class NamedRules(Word):
 
 @dataclass(frozen=True, kw_only=True)
 class Verdict:
+    """The judge's word on one answer: its outcome, a message, and what it was judged on."""
+
     outcome: Outcome
     message: str
-    expected: dict
-    actual: dict | None = None
-    diff: dict | None = None
+    expected: Result | None            # the reference's result under the run's reading (None: the suite's own error)
+    actual: Result | None = None       # the target's result (None: it gave none, or was not asked)
+    diff: Diff | None = None           # a legal call answered with other bytes: where they differ
     depends_on: tuple[str, ...] = ()
     reading: str | None = None        # the run's reading (label), on a case that depends on disputed points
     followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
@@ -89,9 +91,10 @@ class Verdict:
         """The target failed the case (a disputed, waived or unsupported case is never a failure)."""
         return self.outcome.is_failure
 
-    def to_json(self) -> dict:
-        data: dict[str, Any] = {"outcome": self.outcome.value, "message": self.message, "expected": self.expected,
-                                "actual": self.actual, "diff": self.diff, "depends_on": list(self.depends_on)}
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as a replay file keeps it (the results it was judged on are kept beside it)."""
+        data: dict[str, Any] = {"outcome": self.outcome.value, "message": self.message,
+                                "diff": self.diff.to_json() if self.diff else None, "depends_on": list(self.depends_on)}
         if self.reading is not None:
             data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
         if self.named_rule is not None:
@@ -106,9 +109,8 @@ class Verdict:
         return f"{text}\n{format_diff(self.diff)}" if self.diff else text
 
 
-def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: Reading | None = None,
-          others: Sequence[tuple[Reading, dict]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
-          spec: Spec | None = None) -> Verdict:
+def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None = None,
+          others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
     under every other reading the case is compared with (reference.expect_readings).
@@ -123,45 +125,44 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     which the suite never generates, and an expected rejection put to a target that does not validate (the
     runner skips such cases).
     """
-    spec = spec or load_spec()
-    status = expected.get("status")
-    if status == ResultStatus.UNSPECIFIED:
+    status = expected.status
+    if status is ResultStatus.UNSPECIFIED:
         raise ValueError("the reference leaves this case unspecified (rules "
-                         f"{', '.join(expected.get('rules', ()))}); such cases are never generated or judged")
+                         f"{', '.join(expected.rules)}); such cases are never generated or judged")
     if status not in (ResultStatus.OK, ResultStatus.REJECTED):
-        raise ValueError(f"the reference answered {status!r} for this case ({expected.get('message', '')}); "
+        raise ValueError(f"the reference answered {status.value!r} for this case ({expected.message}); "
                          "only cases expected ok or rejected can be judged")
-    if status == ResultStatus.REJECTED and not hello.validates:
+    if status is ResultStatus.REJECTED and not hello.validates:
         raise ValueError(f"target {hello.name!r} does not validate (hello validates: false); "
                          "skip cases whose expected outcome is a rejection")
     reading = reading or spec.seed_reading
-    depends = tuple(expected.get("depends_on", ()))
-    base = {"expected": expected, "depends_on": depends, "reading": reading.label if depends else None}
-    if answer.kind is not AnswerKind.RESULT:
-        return Verdict(outcome=answer.kind.outcome, message=_answer_message(answer), **base)
-    actual = answer.result or {}
-    base["actual"] = actual
-    if actual.get("status") == ResultStatus.ERROR:
-        message = clip(actual.get("message") or "(no message)", TARGET_TEXT_CHARS)
-        return Verdict(outcome=Outcome.ERROR, message=f"the target answered status error: {message}", **base)
+    depends = expected.depends_on
+    judged = partial(Verdict, expected=expected, depends_on=depends, reading=reading.label if depends else None)
+    actual = answer.result
+    if answer.kind is not AnswerKind.RESULT or actual is None:
+        return judged(outcome=answer.kind.outcome, message=_answer_message(answer))
+    judged = partial(judged, actual=actual)
+    if actual.status is ResultStatus.ERROR:
+        message = clip(actual.message or "(no message)", TARGET_TEXT_CHARS)
+        return judged(outcome=Outcome.ERROR, message=f"the target answered status error: {message}")
     outcome, message, diff = _against(case, expected, actual, reading, spec)
     named = _named_rule(expected, actual, spec)
-    base.update(diff=diff, named_rule=named)
-    if diff is not None:   # a legal call answered with other bytes: a field kept in too few bits?
-        base["misread"] = misread(case, actual["memory"], reading, spec)
-        message += f"; {base['misread'].describe()}" if base["misread"] else ""
+    found = misread(case, actual.memory, reading, spec) if diff is not None and actual.memory is not None else None
+    if found is not None:   # a legal call answered with other bytes: a field kept in too few bits?
+        message += f"; {found.describe()}"
+    judged = partial(judged, diff=diff, named_rule=named, misread=found)
     if rule_naming.wrong(named):
         outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
-                                                f"{_list(actual.get('rules'))}, none of the rules it breaks: "
-                                                + "; ".join(_describe(spec, rule) for rule in expected.get("rules", ())))
+                                                f"{_list(actual.rules)}, none of the rules it breaks: "
+                                                + "; ".join(_describe(spec, rule) for rule in expected.rules))
     if not depends:
-        return Verdict(outcome=outcome, message=message, **base)
+        return judged(outcome=outcome, message=message)
     results = {reading: expected, **dict(others)}
     matched = {other: _matches(result, actual) for other, result in results.items()}
     matched[reading] = outcome is Outcome.PASS
-    base["points"] = _points_followed(results, matched, reading)
+    judged = partial(judged, points=_points_followed(results, matched, reading))
     if outcome is Outcome.PASS:
-        return Verdict(outcome=outcome, message=f"{message} (under the run's reading {reading.label})", **base)
+        return judged(outcome=outcome, message=f"{message} (under the run's reading {reading.label})")
     followers = [other for other, _ in others if matched[other]]
     # The points the run names (--reading) are what it certifies: following another reading of one of them
     # fails; only a reading that agrees on every named point is disputed, i.e. reported apart.
@@ -170,44 +171,45 @@ def judge(case: dict, expected: dict, answer: Answer, hello: Hello, *, reading: 
     disputed = _disputed(spec, depends)
     if tolerated:
         followed = tolerated[0]
-        return Verdict(outcome=Outcome.DISPUTED, followed=followed.label, **base,
-                       message=f"the target follows the reading {followed.label}, not the run's reading "
-                               f"{reading.label} ({disputed}); under the run's reading: {outcome}: {message}")
+        return judged(outcome=Outcome.DISPUTED, followed=followed.label,
+                      message=f"the target follows the reading {followed.label}, not the run's reading "
+                              f"{reading.label} ({disputed}); under the run's reading: {outcome}: {message}")
     if followers:
         certified = ", ".join(f"{point}={reading.alternative(point)}" for point in reading.choices
                               if followers[0].alternative(point) != reading.alternative(point))
-        return Verdict(outcome=outcome, followed=followers[0].label, **base,
-                       message=f"{message}; the target follows the reading {followers[0].label}, but this run "
-                               f"certifies {certified} ({disputed})")
+        return judged(outcome=outcome, followed=followers[0].label,
+                      message=f"{message}; the target follows the reading {followers[0].label}, but this run "
+                              f"certifies {certified} ({disputed})")
     compared = ", ".join(r.label for r in matched)
-    return Verdict(outcome=outcome, **base,
-                   message=f"{message}; the answer matches none of the readings compared ({compared}; {disputed})")
+    return judged(outcome=outcome,
+                  message=f"{message}; the answer matches none of the readings compared ({compared}; {disputed})")
 
 
-def _named_rule(expected: dict, actual: dict, spec: Spec) -> NamedRules | None:
+def _named_rule(expected: Result, actual: Result, spec: Spec) -> NamedRules | None:
     """What the rules a rejection of an illegal call names are; None when it names none (or it is not such a
     rejection)."""
-    named = actual.get("rules") or ()
-    if expected["status"] != ResultStatus.REJECTED or actual.get("status") != ResultStatus.REJECTED or not named:
+    named = actual.rules
+    if expected.status is not ResultStatus.REJECTED or actual.status is not ResultStatus.REJECTED or not named:
         return None
-    if any(rule in expected.get("rules", ()) for rule in named):
+    if any(rule in expected.rules for rule in named):
         return NamedRules.BROKEN
     return NamedRules.OTHER_KNOWN if all(rule in spec.rules for rule in named) else NamedRules.OTHER_UNKNOWN
 
 
-def _matches(expected: dict, actual: dict) -> bool:
+def _matches(expected: Result, actual: Result) -> bool:
     """Whether the answer is what `expected` says: the same memory for ok; for a rejection, a rejection
     naming one of the rules `expected` says the call breaks, or naming none."""
-    status = expected.get("status")
-    if status == ResultStatus.REJECTED:
-        named = actual.get("rules") or ()
-        return actual.get("status") == ResultStatus.REJECTED and (
-            not named or any(rule in expected.get("rules", ()) for rule in named))
-    return (status == ResultStatus.OK and actual.get("status") == ResultStatus.OK
-            and same_memory(expected["memory"], actual["memory"]))
+    if expected.status is ResultStatus.REJECTED:
+        return actual.status is ResultStatus.REJECTED and (
+            not actual.rules or any(rule in expected.rules for rule in actual.rules))
+    return expected.status is ResultStatus.OK and actual.status is ResultStatus.OK and _same_memory(expected, actual)
 
 
-def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, bool],
+def _same_memory(a: Result, b: Result) -> bool:
+    return a.memory is not None and b.memory is not None and same_memory(a.memory, b.memory)
+
+
+def _points_followed(results: Mapping[Reading, Result], matched: Mapping[Reading, bool],
                      run: Reading) -> Mapping[str, str]:
     """Per disputed point the case discriminates (two of its readings give different results): the one
     reading of it the answer is consistent with, or NONE when the answer matched no reading at all. When
@@ -230,34 +232,33 @@ def _points_followed(results: Mapping[Reading, dict], matched: Mapping[Reading, 
     return MappingProxyType(followed)
 
 
-def _same_result(a: dict, b: dict) -> bool:
-    if a.get("status") != b.get("status"):
-        return False
-    return a.get("status") != ResultStatus.OK or same_memory(a["memory"], b["memory"])
+def _same_result(a: Result, b: Result) -> bool:
+    return a.status is b.status and (a.status is not ResultStatus.OK or _same_memory(a, b))
 
 
-def _against(case: dict, expected: dict, actual: dict, reading: Reading,
-             spec: Spec) -> tuple[Outcome, str, dict | None]:
+def _against(case: Case, expected: Result, actual: Result, reading: Reading,
+             spec: Spec) -> tuple[Outcome, str, Diff | None]:
     """(outcome, message, diff) of the answer against one expected result (under `reading`)."""
-    got = actual.get("status")
-    if expected["status"] == ResultStatus.OK:
-        if got == ResultStatus.OK:
-            if same_memory(expected["memory"], actual["memory"]):
+    got = actual.status
+    if expected.status is ResultStatus.OK:
+        if got is ResultStatus.OK:
+            assert expected.memory is not None and actual.memory is not None   # an ok result has its memory
+            if same_memory(expected.memory, actual.memory):
                 return Outcome.PASS, "memory matches the reference", None
-            diff = diff_results(case, expected, actual, reading=reading)
+            diff = diff_case(case, expected.memory, actual.memory, spec, reading)
             first = diff.runs[0]
             where = f": {first.misplaced}" if first.misplaced else f" at {first.location}" if first.location else ""
             return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
                             f"({', '.join(diff.classes)}); first: {first.region} [{first.start}, {first.stop}) "
-                            f"{first.kind}{where}"), diff.to_json()
-        if got == ResultStatus.REJECTED:
-            return Outcome.FALSE_REJECT, (f"the target rejected a legal call, citing {_list(actual.get('rules'))}"
-                                    f"{_quoted(actual.get('message'))}"), None
-        return Outcome.FAIL, (f"the target answered {got!r} for a legal call, citing {_list(actual.get('rules'))}"
-                        f"{_quoted(actual.get('message'))}"), None
-    ours = tuple(expected.get("rules", ()))
-    if got == ResultStatus.REJECTED:
-        named = tuple(actual.get("rules", ()))
+                            f"{first.kind}{where}"), diff
+        if got is ResultStatus.REJECTED:
+            return Outcome.FALSE_REJECT, (f"the target rejected a legal call, citing {_list(actual.rules)}"
+                                    f"{_quoted(actual.message)}"), None
+        return Outcome.FAIL, (f"the target answered {got.value!r} for a legal call, citing {_list(actual.rules)}"
+                        f"{_quoted(actual.message)}"), None
+    ours = expected.rules
+    if got is ResultStatus.REJECTED:
+        named = actual.rules
         if not named:
             return Outcome.PASS, f"rejected as expected (the target named no rule; the suite's: {_list(ours)})", None
         common = [rule for rule in named if rule in ours]
@@ -265,9 +266,9 @@ def _against(case: dict, expected: dict, actual: dict, reading: Reading,
             return Outcome.PASS, f"rejected as expected, citing {_list(common)}", None
         return Outcome.PASS, (f"rejected as expected, but the target cited {_list(named)}, none of the suite's rules "
                         f"({_list(ours)})"), None
-    return Outcome.MISSED_REJECT, (f"the target answered {got!r} for an illegal call; it breaks "
+    return Outcome.MISSED_REJECT, (f"the target answered {got.value!r} for an illegal call; it breaks "
                              + "; ".join(_describe(spec, rule) for rule in ours)
-                             + _quoted(expected.get("message"), "reference")), None
+                             + _quoted(expected.message, "reference")), None
 
 
 def _answer_message(answer: Answer) -> str:

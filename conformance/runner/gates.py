@@ -10,51 +10,24 @@ cases of, and what the reference must answer them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
-
 import pytest
-from hypothesis import strategies as st
 
 from ascendc_conformance.format.outcome import SkipReason
-from ascendc_conformance.runner.session import CheckRecord, RunSession
-from ascendc_conformance.spec.model import Path, Status
+from ascendc_conformance.runner.plan import Plan, PlannedItem
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.spec.model import Status
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.faults import Expectation, Fault
-from ascendc_conformance.strategies.legal import case_for, contexts, extended
-from ascendc_conformance.strategies.limits import Deviation, LimitProbe
+from ascendc_conformance.strategies.legal import contexts, extended
+from ascendc_conformance.strategies.limits import LimitProbe
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke
 
-Item = Path | RouteForm | Fault | Boundary | LimitProbe
 SHOWN_PATHS = 3   # paths an unreachable boundary's skip message names (a count stands for the others)
 
 
-@dataclass(frozen=True)
-class Plan:
-    """A test that sends cases: of which item, on which paths (each within the target's declared limits), and
-    what the reference must answer them."""
-
-    item: Item
-    contexts: tuple[PathContext, ...]
-    expectation: Expectation = Expectation.LEGAL
-    deviation: Deviation | None = None   # a limit probe's declared limit
-
-    @cached_property
-    def strategy(self) -> st.SearchStrategy[dict]:
-        """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
-        Hypothesis checks a strategy each time it is built)."""
-        if isinstance(self.item, (Fault, Boundary, LimitProbe)):
-            return replace(self.item, contexts=self.contexts).strategy()
-        return st.sampled_from(self.contexts).flatmap(case_for)
-
-    @property
-    def pinned(self) -> frozenset[str]:
-        """The parameters the item pins on purpose (a range fault's faulty value may lie past a declared limit)."""
-        return frozenset(dict(self.item.pinned)) if isinstance(self.item, Fault) else frozenset()
-
-
-def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
+def plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Plan:
     """The plan of the test of `item` (a smoke test's: of the route, fault or bound it stands for), or the test
     skipped for why it cannot send anything; worked out on the test's first case and kept in its record."""
     if record.plan is None:
@@ -62,7 +35,7 @@ def plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
     return record.plan
 
 
-def _plan(run: RunSession, record: CheckRecord, item: Item | Smoke) -> Plan:
+def _plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Plan:
     if isinstance(item, Smoke):
         item = item.item
     if isinstance(item, Fault):
@@ -119,7 +92,7 @@ def _boundary(run: RunSession, record: CheckRecord, boundary: Boundary) -> Plan:
                                    f"{len(boundary.unreachable)} paths: " + "; ".join(shown)
                                    + (f"; and {more} more (`ascendc-conformance spec paths` lists them)" if more else "")))
     within = tuple(c for c in boundary.contexts
-                   if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.field) or boundary.legal_value)
+                   if (run.limits.maximum(c.api.name, c.product.id, boundary.rule.param) or boundary.legal_value)
                    >= boundary.legal_value)
     if not within:
         pytest.skip(record.skipped(SkipReason.DECLARED_LIMIT, f"{boundary.rule.field} = {boundary.legal_value} is "

@@ -21,6 +21,7 @@ import pytest
 
 import ascendc_conformance
 from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.fill import Recipes, recording
 from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, digested,
                                              recipe_case, write_pack)
@@ -29,7 +30,12 @@ from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.runner import gates, options, seeds
 from ascendc_conformance.runner.options import OptionError
-from ascendc_conformance.runner.session import PACKED_KINDS, CheckRecord, RunSession, RunSettings, check_expectation
+from ascendc_conformance.runner.checker import check_expectation
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.selection import PACKED_KINDS, Item, subject
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.faults import Expectation
 from ascendc_conformance.strategies.sample import draw
 
@@ -53,12 +59,12 @@ class BuildSettings:
         return shlex.join(words + ["--out", "DIR"])
 
 
-def packed(case: dict, recipes: Recipes, test_id: str, index: int, rule: str | None,
+def packed(case: Case, spec: Spec, recipes: Recipes, test_id: str, index: int, rule: str | None,
            expectation: Expectation) -> PackedCase:
     """A drawn case as a pack keeps it: checked by the reference as a run checks it (SuiteError for a suite
     bug), its regions as recipes, its expected result under the seed reading and every other computable
     reading of the points it depends on."""
-    expected, others = reference.expect_readings(case)
+    expected, others = reference.expect_readings(case, spec)
     check_expectation(rule, expected, expectation)
     points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
     stored = ((MappingProxyType({}), digested(expected)),
@@ -66,28 +72,29 @@ def packed(case: dict, recipes: Recipes, test_id: str, index: int, rule: str | N
     return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored)
 
 
-def _test_cases(session: RunSession, test_id: str, kind: TestKind, item, seed: int) -> list[PackedCase]:
+def _test_cases(session: RunSession, test_id: str, kind: TestKind, item: Item, seed: int) -> list[PackedCase]:
     """The cases of one test: none for a test a run against the reference skips (a bound no path reaches)."""
     record = CheckRecord(test_id=test_id, kind=kind, budget=0)
-    record.describe(**session.subject(item))
+    record.describe(**subject(item))
     try:
         plan = gates.plan(session, record, item)
     except pytest.skip.Exception:
         return []
     index = itertools.count()
     with recording() as recipes:
-        def keep(case: dict) -> PackedCase:
-            kept = packed(case, recipes, test_id, next(index), record.rule, plan.expectation)
+        def keep(case: Case) -> PackedCase:
+            kept = packed(case, session.spec, recipes, test_id, next(index), record.rule, plan.expectation)
             recipes.clear()
             return kept
-        return draw(plan.strategy, session.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
+        return draw(plan.strategy, session.selection.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
 
 
-def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str], None] | None = None) -> Pack:
-    """Draw the selection's tests and write the pack into `out` (new or empty); ConformanceError for an
-    unknown product or API, PackError for an unusable output directory."""
+def build(settings: BuildSettings, spec: Spec, out: Path,
+          progress: Callable[[int, int, str], None] | None = None) -> Pack:
+    """Draw the selection's tests of `spec` and write the pack into `out` (new or empty); ConformanceError for
+    an unknown product or API, PackError for an unusable output directory."""
     session = RunSession(RunSettings(target=BUILT_AGAINST, products=settings.products, apis=settings.apis,
-                                     profile=settings.profile))
+                                     profile=settings.profile), spec)
     for name in ("product", "api"):   # an unknown name is a usage error naming the option
         try:
             getattr(session, f"{name}s")
@@ -95,7 +102,7 @@ def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str]
             raise OptionError(options.named(name), str(error)) from None
     products, apis = session.products, session.apis
     check_new_directory(out)
-    tests = list(session.tests(*PACKED_KINDS))
+    tests = list(session.selection.tests(*PACKED_KINDS))
     width = len(str(len(tests)))
 
     def drawn() -> Iterator[tuple[PackTest, list[PackedCase]]]:
@@ -103,7 +110,7 @@ def build(settings: BuildSettings, out: Path, progress: Callable[[int, int, str]
             cases = _test_cases(session, test_id, kind, item, settings.seed)
             if progress is not None:
                 progress(number, len(tests), test_id)
-            yield (PackTest(id=test_id, kind=kind.value, subject=MappingProxyType(session.subject(item)),
+            yield (PackTest(id=test_id, kind=kind.value, subject=subject(item),
                             cases=len(cases), file=f"{TESTS_DIR}/{number:0{width}d}.json.gz"), cases)
 
     header = {"suite_version": ascendc_conformance.__version__, "spec_digest": session.spec.digest,

@@ -1,5 +1,5 @@
 """A test of a pack run: the pack's cases of the test that its plan lets through, sent to the target at once
-and each judged through RunSession.check.
+and each judged through the run's checker (runner.checker).
 
 A profile run draws a test's cases on the paths the target implements and within the limits it declares; a
 pack's cases were drawn for every path and without limits. So a case is sent only if its path is among the
@@ -15,13 +15,14 @@ from collections import Counter
 
 import pytest
 
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.pack import PackedCase
 from ascendc_conformance.format.tags import Tag, TagKind
 from ascendc_conformance.judge.packed import stored_expected
-from ascendc_conformance.runner.gates import Plan
-from ascendc_conformance.runner.session import CheckRecord, RunSession
+from ascendc_conformance.runner.plan import Plan
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.limits import beyond
 
@@ -29,33 +30,32 @@ REASONS = (SkipReason.DECLARED_LIMIT, SkipReason.NOT_VALIDATING, SkipReason.NEED
 """Why a case of a pack is not sent, in the order a test none of whose cases is sent names them."""
 
 
-def context_key(product: str, api: str, src: str, dst: str, src_dtype: str, dst_dtype: str, form: str) -> tuple:
-    return product, api, src, dst, src_dtype, dst_dtype, form
+ContextKey = tuple[str, str, str, str, str, str, str]
+"""(product, API, source and destination position, source and destination dtype, form): a path context."""
 
 
-def _key_of_case(case: dict) -> tuple:
-    form = next((tag.subject for tag in map(Tag.parse, case.get("tags", ())) if tag and tag.kind is TagKind.FORM), "")
-    return context_key(case["product"], case["api"], case["src"]["position"], case["dst"]["position"],
-                       case["src"]["dtype"], case["dst"]["dtype"], form)
+def _key_of_case(case: Case) -> ContextKey:
+    form = next((tag.subject for tag in map(Tag.parse, case.tags) if tag and tag.kind is TagKind.FORM), "")
+    return (case.product, case.api, case.src.position, case.dst.position, case.src.dtype, case.dst.dtype, form)
 
 
-def _key_of_context(ctx: PathContext) -> tuple:
-    return context_key(ctx.product.id, ctx.api.name, ctx.src, ctx.dst, ctx.src_dtype.name, ctx.dst_dtype.name,
-                       ctx.form)
+def _key_of_context(ctx: PathContext) -> ContextKey:
+    return (ctx.product.id, ctx.api.name, ctx.src, ctx.dst, ctx.src_dtype.name, ctx.dst_dtype.name, ctx.form)
 
 
-def _why_not(run: RunSession, plan: Plan, paths: dict[tuple, PathContext], packed: PackedCase) -> SkipReason | None:
+def _why_not(run: RunSession, plan: Plan, paths: dict[ContextKey, PathContext], packed: PackedCase) -> SkipReason | None:
     """Why the case is not sent to the target (None: it is)."""
-    ctx = paths.get(_key_of_case(packed.case))
+    call = packed.call()
+    ctx = paths.get(_key_of_case(call))
     if ctx is None:
         return SkipReason.NOT_SUPPORTED
-    if not run.target.handles(frozenset(packed.case.get("extensions", ()))):
+    if not run.target.handles(frozenset(call.extensions)):
         return SkipReason.NEEDS_EXTENSION
-    if beyond(packed.case, ctx, run.limits, plan.pinned) is not None:
+    if beyond(call, ctx, run.limits, plan.pinned) is not None:
         return SkipReason.DECLARED_LIMIT
     if not run.target.hello.validates:
         expected, _ = stored_expected(packed, run.reading, run.spec)
-        if expected["status"] == ResultStatus.REJECTED:
+        if expected.status is ResultStatus.REJECTED:
             return SkipReason.NOT_VALIDATING
     return None
 
@@ -63,7 +63,8 @@ def _why_not(run: RunSession, plan: Plan, paths: dict[tuple, PathContext], packe
 def sendable(run: RunSession, record: CheckRecord, plan: Plan, cases: list[PackedCase]) -> list[PackedCase]:
     """The cases the test sends; the test skipped when none (for the first reason of REASONS that held)."""
     paths = {_key_of_context(ctx): ctx for ctx in plan.contexts}
-    chosen, left_out = [], Counter()
+    chosen: list[PackedCase] = []
+    left_out: Counter[SkipReason] = Counter()
     for packed in cases:
         reason = _why_not(run, plan, paths, packed)
         if reason is None:
@@ -90,11 +91,12 @@ _WORDS = {SkipReason.NOT_SUPPORTED: "on paths the target's hello excludes",
 def check_pack_test(run: RunSession, record: CheckRecord, plan: Plan) -> None:
     """Send the test's cases that its plan lets through, all at once, and check each answer in turn; a timeout
     ends the test (the cases after it are not judged)."""
+    assert run.pack is not None, "a pack test runs in a pack run"
     chosen = sendable(run, record, plan, run.pack.cases(record.test_id))
     answers = run.target.execute_many(packed.materialize() for packed in chosen)
     try:
         for packed, (case, answer) in zip(chosen, answers):
-            run.check(record, case, plan.expectation, packed=packed, answer=answer)
+            run.checker.check(record, case, plan, packed=packed, answer=answer)
             if record.timed_out:
                 break
     finally:

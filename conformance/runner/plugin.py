@@ -15,14 +15,13 @@ import zlib
 from dataclasses import dataclass
 from itertools import zip_longest
 from pathlib import Path
-from typing import Iterator
+from types import ModuleType
+from typing import Generator, Iterator
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-try:
-    from builtins import BaseExceptionGroup
-except ImportError:   # Python 3.10: pytest and Hypothesis depend on the backport there
+if sys.version_info < (3, 11):   # Python 3.10: pytest and Hypothesis depend on the backport there
     from exceptiongroup import BaseExceptionGroup
 
 from ascendc_conformance.format.defaults import PROFILES
@@ -30,7 +29,12 @@ from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
-from ascendc_conformance.runner.session import CheckRecord, ConformanceFailure, RunSession, RunSettings, param_id
+from ascendc_conformance.runner.checker import Checker, ConformanceFailure
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.selection import param_id
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.spec.model import Spec
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 DRAWN_TESTS, PACK_TESTS = SUITE_DIR / "test_conformance.py", SUITE_DIR / "test_pack.py"
@@ -75,29 +79,29 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _session(config: pytest.Config) -> RunSession:
-    """The run's session, started: the one `run` started if its settings are these, else a new one. Any
-    problem with the options, the target or its hello is a usage error naming the plugin's option."""
+def _session(config: pytest.Config, spec: Spec) -> RunSession:
+    """The run's session, started: the one `run` started if its settings are these, else a new one under
+    `spec`. Any problem with the options, the target or its hello is a usage error naming the plugin's option."""
     try:
         settings = _settings(config)
         started = next((plugin.session for plugin in config.pluginmanager.get_plugins()
                         if isinstance(plugin, StartedRun) and plugin.session.settings == settings), None)
         if started is not None:
             return started
-        session = RunSession(settings)
+        session = RunSession(settings, spec)
         session.start()
     except OptionError as error:
         raise pytest.UsageError(error.text(error.option.plugin_flag)) from None
     return session
 
 
-def activate(config: pytest.Config, reporter: Reporter) -> None:
-    """Start the run of `--ascendc-target` and register this module's hooks for it.
+def activate(config: pytest.Config, reporter: Reporter, spec: Spec) -> None:
+    """Start the run of `--ascendc-target` under `spec` and register this module's hooks for it.
 
     `reporter` writes the reports from results.jsonl and the verdict line at the end of the run; the reports
     layer sits above the runner, so the entry point passes it in.
     """
-    session = _session(config)
+    session = _session(config, spec)
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
         config.pluginmanager.register(RunRecorder(config, session, reporter), "ascendc-recorder")
@@ -118,7 +122,7 @@ class SuiteModule(pytest.Module):
     package. Module._getobj, how pytest obtains a module's object, is private pytest API: should it change,
     tests/e2e/test_shadowed_packages.py fails."""
 
-    def _getobj(self):
+    def _getobj(self) -> ModuleType:
         return importlib.import_module(f"{__package__}.suite.{self.path.stem}")
 
 
@@ -175,7 +179,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                           ("ascendc_fault", TestKind.ILLEGAL), ("ascendc_boundary", TestKind.BOUNDARY),
                           ("ascendc_limit", TestKind.LIMIT)):
         if fixture in metafunc.fixturenames:
-            items = [item for _, _, item in session.tests(kind)]
+            items = [item for _, _, item in session.selection.tests(kind)]
             metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
 
 
@@ -185,7 +189,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     # a suite test function the selection gives nothing to (test_limit for a target declaring no limits) is
     # an empty parametrisation, which pytest would show as a skipped test: it is no test of the run
-    empty = [item for item in items if isinstance(item.parent, SuiteModule) and item.name not in session.planned]
+    empty = [item for item in items if isinstance(item.parent, SuiteModule)
+             and item.name not in session.selection.planned]
     if empty:
         items[:] = [item for item in items if item not in empty]
         config.hook.pytest_deselected(items=empty)
@@ -194,7 +199,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not shard:
         return
     index, count = options.parse_shard(shard)
-    keep, drop = [], []
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
     for item in items:
         (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
     items[:] = keep
@@ -205,7 +211,7 @@ def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.I
     """The conformance tests in run order: the smoke phase first, then the full tests taken one API at a time
     in turn (each API's own tests keep their order), so that a bug in any API shows early. Other items (a
     user's own tests in the same pytest run) keep their place at the end."""
-    planned = session.planned
+    planned = session.selection.planned
     phases: dict[bool, dict[str, list[pytest.Item]]] = {True: {}, False: {}}
     others = []
     for item in items:
@@ -232,7 +238,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
     """A conformance test draws from a seed of its own, derived from --hypothesis-seed (runner.seeds); a pack
     run's tests draw nothing."""
     session = item.config.stash.get(SESSION_KEY, None)
-    if session is not None and session.pack is None and item.name in session.planned:
+    if session is not None and session.pack is None and item.name in session.selection.planned:
         seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 
@@ -248,15 +254,17 @@ def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
 def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> Iterator[CheckRecord]:
     """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
-    kind, _ = ascendc_run.planned[request.node.name]
-    record = CheckRecord(test_id=request.node.name, kind=kind, budget=ascendc_run.budget(request.node.name, kind))
+    kind, _ = ascendc_run.selection.planned[request.node.name]
+    record = CheckRecord(test_id=request.node.name, kind=kind,
+                         budget=ascendc_run.selection.budget(request.node.name, kind))
     yield record
-    ascendc_run.finished(record)
+    ascendc_run.checker.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport,
+                                                                                            pytest.TestReport]:
     report = yield
     if call.when == "call" and report.failed and call.excinfo is not None:
         record = getattr(item, "funcargs", {}).get("ascendc_record")
@@ -269,7 +277,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
     elif call.when == "call" and report.passed:
         record = getattr(item, "funcargs", {}).get("ascendc_record")
-        failure = RunSession.unraised_failure(record) if record is not None else None
+        failure = Checker.unraised_failure(record) if record is not None else None
         if failure is not None:                            # a failure reported as drawn: the test fails all the same
             report.outcome, report.longrepr = "failed", failure
     if call.when == "teardown" and RECORD_KEY in item.stash:

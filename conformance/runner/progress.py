@@ -27,8 +27,8 @@ class Progress:
         self._every, self._clock = every, clock
         self._started = self._last_output = clock()
         self._api_of: dict[str, str] = {}
-        self._planned: Counter = Counter()
-        self._done: Counter = Counter()
+        self._planned: Counter[str] = Counter()
+        self._done: Counter[str] = Counter()
         self._cases = 0
         self._failing = 0
         self._tenths_shown = 0

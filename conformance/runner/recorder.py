@@ -14,7 +14,7 @@ import json
 import platform
 import shlex
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 import hypothesis
 import pytest
@@ -28,20 +28,20 @@ from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Spec
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
 class Reporter(Protocol):
     """What the run needs of the reports layer, which sits above it (the entry point passes the module in)."""
 
-    def write_all(self, report_dir: Path, *, details: bool) -> Mapping[str, Path]:
-        """Write the reports of report_dir/results.jsonl there (every test in full with `details`); {format:
-        file written}."""
+    def write_all(self, report_dir: Path, *, spec: Spec, details: bool) -> Mapping[str, Path]:
+        """Write the reports of report_dir/results.jsonl there against `spec` (every test in full with
+        `details`); {format: file written}."""
 
-    def verdict_lines(self, run: Mapping, tests: Sequence[Mapping], exit_status: int,
-                      report_dir: Path | None) -> list[str]:
-        """The verdict of the run, from its run record and test records."""
+    def verdict_lines(self, run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], exit_status: int,
+                      report_dir: Path | None, *, spec: Spec) -> list[str]:
+        """The verdict of the run, from its run record and test records, against `spec`."""
 
 
 XDIST_CRASH_PHASE = "???"             # the `when` of the report xdist makes for a test whose worker died
@@ -50,9 +50,9 @@ XDIST_CRASH_PHASE = "???"             # the `when` of the report xdist makes for
 class RunRecorder:
     def __init__(self, config: pytest.Config, run: RunSession, reporter: Reporter):
         self.config, self.run, self.reporter = config, run, reporter
-        self.matched_waivers: list[dict] = []
-        self.records: list[dict] = []          # every test's record, as results.jsonl has it
-        self.run_record: dict = {}
+        self.matched_waivers: list[dict[str, Any]] = []
+        self.records: list[dict[str, Any]] = []          # every test's record, as results.jsonl has it
+        self.run_record: dict[str, Any] = {}
         self.verdict: list[str] = []           # printed when pytest is done (after its own summary)
         self.progress: Progress | None = None
 
@@ -79,7 +79,7 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed),
-            "declared_limits": [deviation.to_json() for deviation in self.run.deviations]}
+            "declared_limits": [deviation.to_json() for deviation in self.run.selection.deviations]}
         if settings.report_dir is not None:
             results.append(settings.report_dir, self.run_record)
 
@@ -104,9 +104,9 @@ class RunRecorder:
         else:
             seed = self._seed()
             # a seed fixes the cases only together with the Hypothesis release that draws them
-            seed = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
+            drawn = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
                 "random (pass --hypothesis-seed to fix it)"
-            cases = f"profile {run.profile} ({PROFILES[run.profile]} cases per test); seed {seed}"
+            cases = f"profile {run.profile} ({PROFILES[run.profile]} cases per test); seed {drawn}"
         selection = f"products {_names(run.products)}; apis {_names(run.apis)}"
         shard = self.config.getoption("ascendc_shard", None)
         keyword = self.config.getoption("keyword", None)
@@ -158,21 +158,22 @@ class RunRecorder:
             self._plan(item.nodeid for item in session.items)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node, ids) -> None:
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
         if self.progress is not None and not self.progress.total:
             self._plan(ids)
 
-    def _plan(self, node_ids) -> None:
+    def _plan(self, node_ids: Iterable[str]) -> None:
         if self.progress is None:
             return
-        planned = self.run.planned
+        planned = self.run.selection.planned
         names = (node_id.rsplit("::", 1)[-1] for node_id in node_ids)
         self.progress.plan({name: planned[name][1].get("api") for name in names if name in planned})
 
     # --- while tests run ----------------------------------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(self, report: pytest.TestReport, config: pytest.Config):
+    def pytest_report_teststatus(self, report: pytest.TestReport,
+                                 config: pytest.Config) -> tuple[str, str, str] | None:
         """With progress shown and no -v, conformance tests print no dots: the progress line says it all
         (the words stay, for the short summary at the end)."""
         if self.progress is None or config.get_verbosity() > 0 or not self._is_conformance(report.nodeid):
@@ -191,13 +192,13 @@ class RunRecorder:
             self._recorded(TestRecord.from_json(json.loads(text), report.nodeid))
         elif report.when == XDIST_CRASH_PHASE and report.failed and self._is_conformance(report.nodeid):
             name = report.nodeid.rsplit("::", 1)[-1]
-            kind, subject = self.run.planned[name]
+            kind, subject = self.run.selection.planned[name]
             self._recorded(TestRecord(test_id=name, kind=kind, verdict=Outcome.CRASHED, **subject,
                                       message=f"{report.longrepr} (the process running the target died: "
                                               "every case of this test is lost; xdist started a new worker)"))
 
     def _is_conformance(self, node_id: str) -> bool:
-        return node_id.rsplit("::", 1)[-1] in self.run.planned
+        return node_id.rsplit("::", 1)[-1] in self.run.selection.planned
 
     def _recorded(self, record: TestRecord) -> None:
         self.records.append(record.to_json())
@@ -222,7 +223,7 @@ class RunRecorder:
             self.progress.finish()
         try:
             self.verdict = self.reporter.verdict_lines(self.run_record, self.records, int(exitstatus),
-                                                       self.run.settings.report_dir)
+                                                       self.run.settings.report_dir, spec=self.run.spec)
         except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
             self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
         for waiver in self.run.waivers:
@@ -235,7 +236,7 @@ class RunRecorder:
             return
         results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
         try:
-            written = self.reporter.write_all(report_dir, details=self.run.settings.report_details)
+            written = self.reporter.write_all(report_dir, spec=self.run.spec, details=self.run.settings.report_details)
         except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
             print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report {report_dir}`")
         else:
@@ -258,5 +259,5 @@ def _reading(reading: Reading) -> str:
     return f"{reading.label}: {chosen or 'every point takes its default'}"
 
 
-def _names(names) -> str:
+def _names(names: Iterable[str] | None) -> str:
     return ",".join(names) if names else "all"

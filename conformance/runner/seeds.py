@@ -19,10 +19,11 @@ def test_seed(run_seed: int, test_name: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{run_seed}:{test_name}".encode()).digest()[:8], "little")
 
 
-test_seed.__test__ = False   # not a pytest test
+test_seed.__test__ = False  # type: ignore[attr-defined]  # not a pytest test (its name starts with test_)
 
 
 def seed_item(item: pytest.Item, run_seed: int | None) -> None:
     """Seed the Hypothesis test behind `item` for this item (its function is shared by every parameter)."""
     if run_seed is not None:
+        assert isinstance(item, pytest.Function), "a conformance test is a test function"
         hypothesis.seed(test_seed(run_seed, item.name))(item.obj)

@@ -38,7 +38,7 @@ class Waiver:
     def matches(self, test_id: str, rules: Iterable[str]) -> bool:
         return (self.test is not None and self.test == test_id) or (self.rule is not None and self.rule in set(rules))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "test": self.test, "reason": self.reason, "link": self.link}
 
 
@@ -59,7 +59,7 @@ def load(path: Path, known_rules: Collection[str]) -> tuple[Waiver, ...]:
                           f"{shown(data)}")
     if document.duplicate_keys:
         duplicate = document.duplicate_keys[0]
-        raise WaiverError(f"{_where(path, document, duplicate.path[0])}: '{duplicate.path[-1]}' is given twice "
+        raise WaiverError(f"{_where(path, document, int(duplicate.path[0]))}: '{duplicate.path[-1]}' is given twice "
                           f"(lines {duplicate.first_line} and {duplicate.line}); keep one")
     return tuple(_waiver(entry, _where(path, document, index), known_rules) for index, entry in enumerate(data))
 

@@ -6,7 +6,7 @@ Spec strings:
 * ``exec:<command line>`` - a program in any language speaking the exec
   protocol (JSON lines on stdin/stdout), started once and reused;
 * ``python:<module>:<attr>`` - a Python object (a class is instantiated with
-  no arguments) with ``execute(case) -> dict`` and optionally ``hello()``.
+  no arguments) with ``execute(case: dict) -> dict`` and optionally ``hello()``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from ascendc_conformance.format.answer import Answer, Hello
 from ascendc_conformance.targets.base import Target
 from ascendc_conformance.targets.exec_target import ExecTarget
 from ascendc_conformance.targets.python_target import PythonTarget, load_object
-from ascendc_conformance.targets.reference_target import ReferenceTarget
-from ascendc_conformance.targets.reference_target import ReferenceImpl
+from ascendc_conformance.targets.reference_target import ReferenceImpl, ReferenceTarget
+from ascendc_conformance.spec.model import Spec
 
 __all__ = ["Answer", "Hello", "Target", "open_target", "load_in_process", "EXEC_SCHEME"]
 
@@ -29,9 +29,10 @@ SPEC_HELP = "use 'reference', 'exec:<command line>' or 'python:<module>:<attr>'"
 EXEC_SCHEME = "exec:"
 
 
-def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: float | None = None,
+def open_target(target: str, spec: Spec, *, timeout: float = CASE_TIMEOUT_S, start_timeout: float | None = None,
                 processes: int = 1) -> Target:
-    """Start the target named by ``spec`` and do its hello.
+    """Start the target named by ``target`` and do its hello; ``spec`` is the run's (the reference answers
+    under it).
 
     ``timeout`` bounds each case of an exec target (in-process targets are not
     timed out); ``start_timeout`` bounds an exec target's start and hello
@@ -40,36 +41,34 @@ def open_target(spec: str, *, timeout: float = CASE_TIMEOUT_S, start_timeout: fl
     target has one). Raises TargetSpecError for an unusable spec and
     TargetStartError when the target fails to start.
     """
-    scheme, _, rest = spec.partition(":")
-    if spec == "reference":
-
-        return ReferenceTarget()
+    scheme, _, rest = target.partition(":")
+    if target == "reference":
+        return ReferenceTarget(spec)
     if scheme == "exec":
         try:
             argv = shlex.split(rest)
         except ValueError as exc:
-            raise TargetSpecError(f"{spec!r}: cannot split the command line: {exc}") from exc
+            raise TargetSpecError(f"{target!r}: cannot split the command line: {exc}") from exc
         if not argv:
-            raise TargetSpecError(f"{spec!r}: no command after 'exec:', e.g. exec:./my_target --flag")
+            raise TargetSpecError(f"{target!r}: no command after 'exec:', e.g. exec:./my_target --flag")
         return ExecTarget(argv, timeout=timeout, start_timeout=start_timeout, processes=processes)
     if scheme == "python":
         module_name, _, attr = rest.partition(":")
         return PythonTarget(load_object(module_name, attr), name=rest)
-    hint = did_you_mean(scheme, ("exec", "python")) if rest else did_you_mean(spec, ("reference",))
-    raise TargetSpecError(f"unknown target spec {spec!r}{hint}; {SPEC_HELP}")
+    hint = did_you_mean(scheme, ("exec", "python")) if rest else did_you_mean(target, ("reference",))
+    raise TargetSpecError(f"unknown target spec {target!r}{hint}; {SPEC_HELP}")
 
 
-def load_in_process(spec: str) -> tuple[Any, str]:
-    """The raw object (with execute/hello) and name behind an in-process spec.
+def load_in_process(target: str) -> tuple[Any, str]:
+    """The raw object (with execute/hello) and name behind an in-process target spec.
 
     Used by ``ascendc_conformance.targets.serve`` to expose that object over exec
     without the adapter's validation, so the exec side sees its real answers.
     """
-    if spec == "reference":
-
+    if target == "reference":
         return ReferenceImpl(), "reference"
-    scheme, _, rest = spec.partition(":")
+    scheme, _, rest = target.partition(":")
     if scheme == "python":
         module_name, _, attr = rest.partition(":")
         return load_object(module_name, attr), rest
-    raise TargetSpecError(f"cannot serve {spec!r} in-process; use 'reference' or 'python:<module>:<attr>'")
+    raise TargetSpecError(f"cannot serve {target!r} in-process; use 'reference' or 'python:<module>:<attr>'")

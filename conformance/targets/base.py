@@ -1,8 +1,9 @@
 """What every target adapter shares: the Target base class and the validation of a result v1 against the case
 it answers (the Hello and Answer records are in the format layer, ascendc_conformance.format.answer).
 
-A target is anything that can execute a case v1 and give back a result v1 (the
-built-in reference, a program speaking the exec protocol, a Python object).
+A target is anything that can execute a case and give back a result (the built-in reference, a program
+speaking the exec protocol, a Python object); the last two speak case v1 and result v1 JSON, which their
+adapters write and read here (`read_result`: each region decoded once, checked against the case's).
 Adapters turn every way a target can misbehave into an ``Answer`` of a fixed
 kind, so the verdict layer never has to care about pipes or exceptions.
 """
@@ -12,12 +13,12 @@ from __future__ import annotations
 import abc
 import binascii
 import math
-from types import TracebackType
-from typing import Any, Iterable, Iterator
+from types import MappingProxyType, TracebackType
+from typing import Any, Generator, Iterable, Mapping
 
-from ascendc_conformance.format.answer import Answer, Hello, quoted
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
 from ascendc_conformance.format.bounded import MAX_DEPTH, clip
-from ascendc_conformance.format.case import ResultStatus, decode_base64
+from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, decode_base64
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 
 #: Statuses a result v1 may carry. "unspecified" is what the reference answers
@@ -37,10 +38,10 @@ class Target(abc.ABC):
     hello: Hello
 
     @abc.abstractmethod
-    def execute(self, case: dict[str, Any]) -> Answer:
-        """Run one case v1 and return its Answer; never raises for target faults."""
+    def execute(self, case: Case) -> Answer:
+        """Run one case and return its Answer; never raises for target faults."""
 
-    def execute_many(self, cases: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Answer]]:
+    def execute_many(self, cases: Iterable[Case]) -> Generator[tuple[Case, Answer], None, None]:
         """Each case with its Answer, in order (an exec target keeps several in flight); stop iterating to
         send no more."""
         for case in cases:
@@ -70,92 +71,106 @@ class Target(abc.ABC):
         self.close()
 
 
-def region_sizes(case: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    """Map each memory region of a case to (address, byte length).
-
-    The case is produced by the suite itself, so a malformed one is a bug of
-    the caller and raises ValueError rather than becoming an Answer.
-    """
-    memory = case.get("memory")
-    if not isinstance(memory, dict):
-        raise ValueError('case has no "memory" object')
-    sizes = {}
-    for name, region in memory.items():
-        try:
-            sizes[name] = (region["address"], _decoded_length(region["data"]))
-        except (TypeError, KeyError, binascii.Error) as exc:
-            raise ValueError(f"case memory region {name!r} is malformed: {exc!r}") from exc
-    return sizes
+def answer_of(case: Case, raw: Any, elapsed_s: float) -> Answer:
+    """The Answer of a target's result v1 `raw` (a dict, without "id") to `case`: a result, its regions decoded,
+    or an error saying what is wrong with it."""
+    result = read_result(case, raw)
+    if isinstance(result, str):
+        return Answer(kind=AnswerKind.ERROR, message=result, elapsed_s=elapsed_s)
+    return Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed_s)
 
 
-def _decoded_length(text: str) -> int:
-    """The bytes a padded base64 text decodes to, from its length (the case's own text: it need not be decoded,
-    which for a region of megabytes costs more than the rest of the answer's checks)."""
-    if len(text) % 4:
-        raise binascii.Error(f"base64 text of {len(text)} characters, not a multiple of 4")
-    return len(text) // 4 * 3 - (text[-2:].count("=") if text else 0)
-
-
-def validate_result(case: dict[str, Any], result: Any) -> str | None:
-    """Check a target's result v1 against its case; return what is wrong, or None.
-
-    An "id" key, if present, is ignored (the exec adapter checks it).
-    """
-    if not isinstance(result, dict):
-        return f"answer is a {type(result).__name__}, not a JSON object"
-    if "status" not in result:
+def read_result(case: Case, raw: Any) -> Result | str:
+    """A target's result v1 to `case` as a Result (each region's base64 decoded once), or what is wrong with it,
+    in one line. An "id" key, if present, is ignored (the exec adapter checks it)."""
+    if not isinstance(raw, dict):
+        return f"answer is a {type(raw).__name__}, not a JSON object"
+    if "status" not in raw:
         return 'answer has no "status"'
-    status = result["status"]
+    status = raw["status"]
     if not isinstance(status, str) or status not in RESULT_STATUSES:
         return f'answer has unknown status {quoted(status)} (expected one of {sorted(RESULT_STATUSES)})'
-    message = result.get("message")
+    message = raw.get("message")
     if message is not None and not isinstance(message, str):
         return f'answer "message" must be a string, got {type(message).__name__}'
     for key in ("rules", "depends_on"):
-        if key in result and not _is_str_list(result[key]):
-            return f'answer "{key}" must be a list of rule id strings, got {quoted(result[key])}'
-    if ResultStatus(status).names_rules and "rules" not in result:
+        if key in raw and not _is_str_list(raw[key]):
+            return f'answer "{key}" must be a list of rule id strings, got {quoted(raw[key])}'
+    kind = ResultStatus(status)
+    if kind.names_rules and "rules" not in raw:
         return f'answer with status "{status}" has no "rules" list'
-    if status == ResultStatus.OK:
-        return _memory_problem(region_sizes(case), result.get("memory"))
-    return None
+    memory: Mapping[str, Region] | None = None
+    if kind is ResultStatus.OK:
+        regions = _memory(case, raw.get("memory"))
+        if isinstance(regions, str):
+            return regions
+        memory = MappingProxyType(regions)
+    return Result(kind, memory=memory,
+                  rules=tuple(raw.get("rules", ())) if kind.names_rules else (), message=message or "",
+                  depends_on=tuple(raw.get("depends_on", ())))
 
 
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _memory_problem(expected: dict[str, tuple[int, int]], memory: Any) -> str | None:
-    """Say how the "memory" of an ok answer differs in shape from the case's regions."""
+def _memory(case: Case, memory: Any) -> dict[str, Region] | str:
+    """The regions of an ok answer's "memory", each decoded once, or how they differ in shape from the case's."""
     if not isinstance(memory, dict):
         return f'answer with status "ok" needs "memory" as an object, got {type(memory).__name__}'
-    missing = sorted(set(expected) - set(memory))
-    if missing:
-        return f"answer memory lacks region(s) {missing} of the case"
-    extra = sorted(set(memory) - set(expected))
-    if extra:
-        return f"answer memory has region(s) {quoted(extra)} that the case does not have"
-    for name, (address, length) in expected.items():
+    problem = _names_problem(case, memory)
+    if problem is not None:
+        return problem
+    regions = {}
+    for name, given in case.memory.items():
         region = memory[name]
         if not isinstance(region, dict):
             return f"answer memory region {name!r} is a {type(region).__name__}, not an object"
-        if region.get("address") != address or isinstance(region.get("address"), bool):
-            return (
-                f"answer memory region {name!r} has address {quoted(region.get('address'))}, "
-                f"the case has {address}"
-            )
         data = region.get("data")
+        problem = _address_problem(name, given, region.get("address"))
+        if problem is not None:
+            return problem
         if not isinstance(data, str):
             return f'answer memory region {name!r} needs "data" as a base64 string'
         try:
-            decoded = decode_base64(data)
+            regions[name] = Region(given.address, decode_base64(data))
         except binascii.Error as exc:
             return f"answer memory region {name!r} data is not valid base64: {exc}"
-        if len(decoded) != length:
-            return (
-                f"answer memory region {name!r} decodes to {len(decoded)} bytes, "
-                f"the case region has {length}"
-            )
+        problem = _length_problem(name, given, regions[name])
+        if problem is not None:
+            return problem
+    return regions
+
+
+def memory_problem(case: Case, memory: Mapping[str, Region]) -> str | None:
+    """How a result's memory differs in shape from the case's regions (names, addresses, sizes), or None."""
+    problem = _names_problem(case, memory)
+    for name, given in case.memory.items():
+        problem = (problem or _address_problem(name, given, memory[name].address)
+                   or _length_problem(name, given, memory[name]))
+    return problem
+
+
+def _names_problem(case: Case, names: Iterable[str]) -> str | None:
+    missing = sorted(set(case.memory) - set(names))
+    if missing:
+        return f"answer memory lacks region(s) {missing} of the case"
+    extra = sorted(set(names) - set(case.memory))
+    if extra:
+        return f"answer memory has region(s) {quoted(extra)} that the case does not have"
+    return None
+
+
+def _address_problem(name: str, given: Region, address: Any) -> str | None:
+    if address != given.address or isinstance(address, bool):
+        return f"answer memory region {name!r} has address {quoted(address)}, the case has {given.address}"
+    return None
+
+
+def _length_problem(name: str, given: Region, region: Region) -> str | None:
+    if len(region.data) != len(given.data):
+        return (f"answer memory region {name!r} decodes to {len(region.data)} bytes, "
+                f"the case region has {len(given.data)}")
     return None
 
 

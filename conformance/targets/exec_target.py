@@ -25,14 +25,14 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import IO, Any, Collection, Iterable, Iterator, Sequence
+from typing import IO, Any, Collection, Generator, Iterable, Sequence
 
 from ascendc_conformance.format import bounded
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
-from ascendc_conformance.targets.base import Target, tail, validate_result
+from ascendc_conformance.targets.base import Target, answer_of, tail
 
 PROTOCOL = 1
 #: Longest stdout line accepted; a longer one is an error, not a hang or an OOM.
@@ -77,7 +77,7 @@ class _Process:
     see goes to its `inbox` as (kind, payload), and rings the `doorbell` its target shares between its
     processes, so that one wait serves them all."""
 
-    def __init__(self, argv: Sequence[str], max_line_bytes: int, doorbell: queue.Queue) -> None:
+    def __init__(self, argv: Sequence[str], max_line_bytes: int, doorbell: queue.Queue[_Process]) -> None:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
@@ -130,7 +130,7 @@ class _Process:
         stream = self.popen.stderr
         assert stream is not None
         try:
-            while chunk := stream.read1(4096):
+            while chunk := stream.read1(4096):  # type: ignore[attr-defined]  # a pipe's stream is a BufferedReader
                 self.stderr.add(chunk)
         except (OSError, ValueError):
             pass
@@ -229,13 +229,16 @@ def answer_object(line: bytes, request_id: int, others: Collection[int] = ()) ->
     return answer
 
 
+_Answered = dict[int, tuple[Case, Answer]]   # index of a case of execute_many -> the case and its answer
+
+
 @dataclass
 class _Request:
     """A request in flight: its id, the case and its place among the cases of `execute_many`."""
 
     id: int
     index: int
-    case: dict[str, Any]
+    case: Case
     sent: float
 
 
@@ -315,17 +318,17 @@ class ExecTarget(Target):
         _check_item(proc, item, payload, request_id, self.max_line_bytes)
         return answer_object(payload, request_id)
 
-    def execute(self, case: dict[str, Any]) -> Answer:
+    def execute(self, case: Case) -> Answer:
         """Send one case; restart the program first if the previous case ended it."""
         return next(self.execute_many([case]))[1]
 
-    def execute_many(self, cases: Iterable[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Answer]]:
+    def execute_many(self, cases: Iterable[Case]) -> Generator[tuple[Case, Answer], None, None]:
         """Each case with its answer, in the order of the cases; up to `in_flight` requests in flight on each
         process (a process that ended is restarted when it is next needed). Closing the iterator early waits
         for the answers still in flight (dropping them), so that none is taken for the answer to a later
         request."""
         pending = deque(enumerate(cases))   # (index, case): not sent yet (or to be sent again)
-        answered: dict[int, tuple[dict[str, Any], Answer]] = {}
+        answered: dict[int, tuple[Case, Answer]] = {}
         next_index = 0
         try:
             while True:
@@ -341,7 +344,7 @@ class ExecTarget(Target):
             while any(slot.in_flight for slot in self._slots):
                 self._receive(deque(), {})
 
-    def _send_pending(self, pending: deque, answered: dict, limit: int) -> None:
+    def _send_pending(self, pending: deque[tuple[int, Case]], answered: _Answered, limit: int) -> None:
         """Send cases while a process has room, and while they are fewer than `limit` ahead of the one awaited
         (a slow case holds back only so many answers)."""
         while pending and pending[0][0] < limit:
@@ -362,16 +365,17 @@ class ExecTarget(Target):
                 slot.since = now
             request = _Request(self._take_id(), index, case, now)
             slot.in_flight.append(request)
-            slot.process.send({"id": request.id, "op": "execute", "case": case})
+            assert slot.process is not None, "started above"
+            slot.process.send({"id": request.id, "op": "execute", "case": case.to_json()})
 
-    def _receive(self, pending: deque, answered: dict) -> None:
+    def _receive(self, pending: deque[tuple[int, Case]], answered: _Answered) -> None:
         """Wait for the next thing a process with requests in flight does (or the first deadline) and record
         the answer it makes; a process that failed is killed and its other requests go back to `pending`.
         What an idle process sends stays in its inbox until it is next asked (a line it was never asked for
         is then out of step; its exit, a crash)."""
         busy = [slot for slot in self._slots if slot.in_flight]
         while True:
-            slot = next((slot for slot in busy if not slot.process.inbox.empty()), None)
+            slot = next((slot for slot in busy if slot.process is not None and not slot.process.inbox.empty()), None)
             if slot is not None:
                 break
             late = min(busy, key=lambda slot: slot.since)
@@ -384,10 +388,12 @@ class ExecTarget(Target):
                 self._doorbell.get(timeout=remaining)
             except queue.Empty:
                 pass
-        item, payload = slot.process.inbox.get_nowait()
+        process = slot.process
+        assert process is not None, "a slot with requests in flight has its process"
+        item, payload = process.inbox.get_nowait()
         oldest = slot.in_flight[0]
         try:
-            _check_item(slot.process, item, payload, oldest.id, self.max_line_bytes)
+            _check_item(process, item, payload, oldest.id, self.max_line_bytes)
             answer = answer_object(payload, oldest.id, {request.id for request in slot.in_flight})
         except AnswerFailure as failure:
             self._fail(slot, failure, pending, answered)
@@ -397,13 +403,9 @@ class ExecTarget(Target):
         now = time.monotonic()
         elapsed = now - max(request.sent, slot.since)
         slot.since = now
-        result = {k: v for k, v in answer.items() if k != "id"}
-        problem = validate_result(request.case, result)
-        answered[request.index] = (request.case,
-                                   Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed) if problem
-                                   else Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed))
+        answered[request.index] = (request.case, answer_of(request.case, answer, elapsed))
 
-    def _fail(self, slot: _Slot, failure: AnswerFailure, pending: deque, answered: dict) -> None:
+    def _fail(self, slot: _Slot, failure: AnswerFailure, pending: deque[tuple[int, Case]], answered: _Answered) -> None:
         """The slot's oldest request gets `failure` as its answer; its process is killed, its other requests
         are sent again (to a restarted process)."""
         proc, oldest = slot.process, slot.in_flight.popleft()

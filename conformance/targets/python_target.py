@@ -13,7 +13,6 @@ python:<module>:<attr>``) to get timeouts and crash isolation.
 
 from __future__ import annotations
 
-import copy
 import importlib
 import time
 import traceback
@@ -21,10 +20,10 @@ from typing import Any
 
 from ascendc_conformance.format.errors import TargetSpecError, TargetStartError
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
-from ascendc_conformance.targets.base import Target, json_problem, tail, validate_result
+from ascendc_conformance.targets.base import Target, answer_of, json_problem, tail
 
 
 def load_object(module_name: str, attr: str) -> Any:
@@ -41,8 +40,8 @@ def load_object(module_name: str, attr: str) -> Any:
     try:
         obj: Any = importlib.import_module(module_name)
     except (Exception, SystemExit) as exc:
-        missing = isinstance(exc, ModuleNotFoundError) and exc.name is not None
-        if missing and f"{module_name}.".startswith(f"{exc.name}."):  # the module itself, not a dependency
+        if isinstance(exc, ModuleNotFoundError) and exc.name is not None and f"{module_name}.".startswith(
+                f"{exc.name}."):  # the module itself, not a dependency
             raise TargetSpecError(
                 f"{spec!r}: cannot import module {module_name!r} ({exc}); "
                 "check the dotted name and that its directory is on PYTHONPATH"
@@ -77,11 +76,8 @@ def _traceback_tail() -> str:
 
 
 class PythonTarget(Target):
-    """An in-process object with execute(case) -> result v1, adapted to Target.
-
-    Each call gets a deep copy of the case, so the object cannot alter the
-    caller's case (an exec target cannot either).
-    """
+    """An in-process object with execute(case v1 dict) -> result v1 dict, adapted to Target: the case is
+    written as JSON data and the answer read back, as over the exec wire, without the pipe."""
 
     def __init__(self, obj: Any, *, name: str) -> None:
         self.obj = obj
@@ -94,12 +90,13 @@ class PythonTarget(Target):
             raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
                                    _traceback_tail()) from exc
 
-    def execute(self, case: dict[str, Any]) -> Answer:
-        """Call the object's execute; an exception is a "crashed" Answer with its traceback, an answer that is
-        not JSON data (what no exec target could send) or not a valid result an "error" Answer."""
+    def execute(self, case: Case) -> Answer:
+        """Call the object's execute with the case v1 dict (a fresh one: the object cannot alter the case, as an
+        exec target cannot); an exception is a "crashed" Answer with its traceback, an answer that is not JSON
+        data (what no exec target could send) or not a valid result an "error" Answer."""
         started = time.monotonic()
         try:
-            result = self.obj.execute(copy.deepcopy(case))
+            raw = self.obj.execute(case.to_json())
         except (Exception, SystemExit) as exc:
             return Answer(
                 kind=AnswerKind.CRASHED,
@@ -108,7 +105,7 @@ class PythonTarget(Target):
                 stderr_tail=_traceback_tail(),
             )
         elapsed = time.monotonic() - started
-        problem = json_problem(result) or validate_result(case, result)
+        problem = json_problem(raw)
         if problem is not None:
             return Answer(kind=AnswerKind.ERROR, message=problem, elapsed_s=elapsed)
-        return Answer(kind=AnswerKind.RESULT, result={k: v for k, v in result.items() if k != "id"}, elapsed_s=elapsed)
+        return answer_of(case, raw, elapsed)

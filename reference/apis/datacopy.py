@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.misreading import Misreading, Twin, regrid, said, scalar_read_as, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
@@ -50,7 +50,7 @@ def plan(call: Call) -> Transfer:
     units = _units(call)
     params = call.params
     src_size, dst_size = call.src_dtype.size, call.dst_dtype.size
-    depends = []
+    depends: list[str | None] = []
     if "count" in params:
         block_count, src_gap, dst_gap = 1, 0, 0
         moved = _count_blocks(call, units) * units.count_round_bytes
@@ -73,16 +73,16 @@ def plan(call: Call) -> Transfer:
     src_burst, dst_burst = elements * src_size, elements * dst_size
     src_pitch = _pitch(src_burst, src_gap, units.src_gap.bytes, units.src_gap.start_to_start)
     dst_pitch = _pitch(dst_burst, dst_gap, units.dst_gap.bytes, units.dst_gap.start_to_start)
-    depends = tuple(rule for rule in depends if rule)
+    depends_on = tuple(rule for rule in depends if rule)
     if src_pitch % src_size == 0 and dst_pitch % dst_size == 0:   # always, with the spec's units
         grid = Grid((block_count, elements), 0, (src_pitch // src_size, 1), 0, (dst_pitch // dst_size, 1))
-        return Transfer(depends_on=depends, grid=grid)
+        return Transfer(depends_on=depends_on, grid=grid)
     bursts = np.arange(block_count, dtype=np.int64)
     within = np.arange(elements, dtype=np.int64)
     return Transfer(
         src_elements=((bursts * src_pitch // src_size)[:, None] + within).ravel(),
         dst_elements=((bursts * dst_pitch // dst_size)[:, None] + within).ravel(),
-        depends_on=depends)
+        depends_on=depends_on)
 
 
 def locate(call: Call, dst_element: int) -> str:

@@ -9,7 +9,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.misreading import Misreading, Twin, regrid, said, scalar_read_as, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer

@@ -6,12 +6,12 @@ In dimension d an operand holds N_d slices of L_d elements (L_0 = burstLen*32/si
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import MEMBER
+from ascendc_conformance.reference.bit_witness import MEMBER
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.misreading import Misreading, Read, Twin, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
@@ -26,7 +26,7 @@ class _Slices(NamedTuple):
     end - start + 1 = N*L + (N-1)*stride, and whether that N is exact. Where no positive N fits exactly, N is
     floored as the vendor's implementation does (D15): what a call with the slice-count rule ignored moves."""
 
-    infos: Sequence[dict]
+    infos: Sequence[dict[str, Any]]
     length: int
     counts: tuple[int, ...]
     exact: tuple[bool, ...]
@@ -48,7 +48,7 @@ def _slices(call: Call) -> dict[str, _Slices]:
     return slices
 
 
-def _slicing(call: Call, infos: Sequence[dict]) -> _Slices:
+def _slicing(call: Call, infos: Sequence[dict[str, Any]]) -> _Slices:
     length = infos[0]["burstLen"] * call.api.constant("datablock_bytes") // call.src_dtype.size if infos else 0
     counts, exact = [], []
     for d, info in enumerate(infos):
@@ -79,7 +79,7 @@ def info_count(call: Call, rule: Rule) -> str | None:
 
 def sliceinfo_ctype(call: Call, rule: Rule) -> str | None:
     fields = call.api.structs["SliceInfo"]
-    bounds = [(name, field.ctype, *call.spec.ctypes[field.ctype]) for name, field in fields.items()]
+    bounds = [(name, field.ctype, *call.spec.ctype_range(field)) for name, field in fields.items()]
     for _, key in OPERANDS:
         for i, info in enumerate(call.params[key]):
             for name, ctype, low, high in bounds:
@@ -218,7 +218,7 @@ def locate(call: Call, dst_element: int) -> str:
     return text
 
 
-def bit_flips(call: Call, field: str, bit: int) -> list[dict]:
+def bit_flips(call: Call, field: str, bit: int) -> list[dict[str, Any]]:
     """Clear one bit of dimValue (the outer dimensions go with it) or of a SliceInfo member, in each dimension
     of the operand that sets it, keeping every slice count: a startIndex, endIndex or stride moves endIndex
     (and for endIndex, startIndex) along so that the slices keep their number and length; a dimension-0
@@ -256,11 +256,12 @@ def bit_flips(call: Call, field: str, bit: int) -> list[dict]:
             operand = "src" if key == OPERANDS[0][1] else "dst"
             counts = slices[operand].counts
             moved = {"stride": -delta, "endIndex": -delta * max((counts[d] if d < len(counts) else 1) - 1, 0)}
+        assert moved is not None, f"{member} is a member of SliceInfo"
         flips.append(_with_info(params, key, d, **{name: info[name] + change for name, change in moved.items()}))
     return flips
 
 
-def _with_info(params: Mapping, key: str, dimension: int, **changes: int) -> dict:
+def _with_info(params: Mapping[str, Any], key: str, dimension: int, **changes: int) -> dict[str, Any]:
     """`params` with some members of `key`[dimension] changed."""
     infos = [dict(info) for info in params[key]]
     infos[dimension].update(changes)
@@ -269,7 +270,7 @@ def _with_info(params: Mapping, key: str, dimension: int, **changes: int) -> dic
 
 # --- misread fields and DataCopySlice's own bug classes (reference.hypotheses) ------------------------------------
 
-def read_as(call: Call, field: str, read: Read) -> dict | None:
+def read_as(call: Call, field: str, read: Read) -> dict[str, Any] | None:
     """dimValue read otherwise (the arrays cut to it where it reads fewer), or one SliceInfo member read otherwise
     in every dimension of both operands (`SliceInfo.<member>`), keeping every slice count and length as
     `bit_flips` does: a startIndex moves its endIndex along, an endIndex its startIndex, a stride the endIndex by
@@ -285,7 +286,7 @@ def read_as(call: Call, field: str, read: Read) -> dict | None:
 
 
 def _members_read(call: Call, member: str, read: Read,
-                  dimensions: Callable[[int], bool] = lambda d: True) -> dict | None:
+                  dimensions: Callable[[int], bool] = lambda d: True) -> dict[str, Any] | None:
     """The parameters with `member` read through `read` in the chosen dimensions of both operands (read_as)."""
     params, slices = call.params, _slices(call)
     block_elements = call.api.constant("datablock_bytes") // call.src_dtype.size

@@ -11,7 +11,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
-from ascendc_conformance.reference.bits import scalar_flips
+from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.misreading import Misreading, Twin, regrid, said, scalar_read_as, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
@@ -51,7 +51,7 @@ def plan(call: Call) -> Transfer:
     params, size = call.params, call.src_dtype.size
     fractal = call.api.constant("fractal_bytes") // size
     repeats = params["repeatTimes"]
-    depends = ()
+    depends: tuple[str, ...] = ()
     ignored_by = call.api.dst_gap_ignored_by
     if ignored_by and call.spec.rule(ignored_by).applies_to(call.product.id):
         slot_pitch = 1
@@ -122,6 +122,7 @@ def _dst_gap_applied(call: Call) -> Twin | None:
         return None
     fractal = call.api.constant("fractal_bytes") // call.src_dtype.size
     pitch = (call.params["dstGap"] + 1) * fractal
+    assert base.grid is not None, "LoadData2D's plan is a grid"
     return Twin(call, label="dstGap applied", transfer=regrid(base, dst_strides=(pitch, *base.grid.dst_strides[1:])))
 
 

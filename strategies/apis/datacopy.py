@@ -2,12 +2,12 @@
 count-below-unit fault, and the cases on which the readings of its units (D6, D7, D8, D13) differ."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule, UnitsCondition
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect
+from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
 from ascendc_conformance.strategies.layout import Extents, Pattern, fits
@@ -90,7 +90,7 @@ def footprint(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     return _count_extents(ctx, params["count"]) if ctx.form == "count" else params_extents(ctx, params)
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def draw_params(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
     params = problem(ctx, pinned).draw(draw)
     return params, footprint(ctx, params)
 
@@ -99,7 +99,7 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
 
 
-def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, Any]:
     return problem(ctx, pinned).smallest()
 
 
@@ -123,7 +123,7 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
 
 def _count_below_unit(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
     """A count whose bytes do not fill one route unit: nothing would move (blockLen 0)."""
-    def edit(draw, d) -> None:
+    def edit(draw: st.DrawFn, d: Draft) -> None:
         units = d.ctx.api.units_for(d.ctx.dst)
         d.params["count"] = draw(st.integers(0, (units.count_round_bytes - 1) // d.ctx.src_dtype.size), label="count")
     return [FaultPlan("count-below-unit", tuple(c for c in contexts if c.form == "count"), edit)]

@@ -2,7 +2,7 @@
 and the case the vendor's divisibility check (D17) rejects."""
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from hypothesis import strategies as st
 
@@ -30,7 +30,7 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     size = ctx.dst_dtype.size
     rows = Pattern(0, params["dValue"] * size, ((params["nValue"], params["dstDStride"] * size),
                                                 (params["ndNum"], params["dstNdMatrixStride"] * size)))
-    return Extents(tuple(e * ctx.src_dtype.size for e in src), tuple(e * size for e in dst),
+    return Extents((src[0] * ctx.src_dtype.size, src[1] * ctx.src_dtype.size), (dst[0] * size, dst[1] * size),
                    dst_pattern=rows if min(params["dstDStride"], params["dstNdMatrixStride"]) >= 0 else None)
 
 
@@ -96,7 +96,7 @@ def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
                    _pins_as_variables(ctx, pinned))
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def draw_params(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
     params = problem(ctx, pinned).draw(draw)
     interleave_room = params["dstDStride"] - params["dValue"]
     if ("dstNdMatrixStride" not in pinned and params["ndNum"] > 1 and params["nValue"] > 1 and params["dValue"] > 0
@@ -115,7 +115,7 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
 
 
-def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, Any]:
     return problem(ctx, pinned).smallest()
 
 

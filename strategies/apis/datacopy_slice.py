@@ -6,19 +6,19 @@ The outermost shapeValue does not move any byte, so it is drawn over the whole u
 (GM in several regions) one case in four draws few slices far apart in GM: starts, strides and shapes of the GM
 operand over the bit bands of uint32_t, each slice in a region of its own (cheap: only their bytes move).
 
-Pinned values (boundaries, strategies.bits) name dimValue, a SliceInfo member of dimension 0 of one operand
+Pinned values (boundaries, strategies.bit_reach) name dimValue, a SliceInfo member of dimension 0 of one operand
 (`srcSliceInfo.stride`; a burstLen is both operands'), or a slice count: N0 (slices per row) or rows (in every
 outer dimension).
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect, never_generated
+from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect, never_generated
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased
@@ -27,7 +27,7 @@ from ascendc_conformance.strategies.layout import MAX_REGIONS, Extents, Pattern,
 OPERANDS = (("src", "srcSliceInfo"), ("dst", "dstSliceInfo"))
 
 
-def extents(ctx: PathContext, params: Mapping) -> Extents:
+def extents(ctx: PathContext, params: Mapping[str, Any]) -> Extents:
     """First and last element touched by each operand, in bytes from its start, and the touched slices as a
     Pattern (where the slices are whole)."""
     spans, patterns = {}, {}
@@ -49,7 +49,7 @@ def extents(ctx: PathContext, params: Mapping) -> Extents:
     return Extents(spans["src"], spans["dst"], src_pattern=patterns["src"], dst_pattern=patterns["dst"])
 
 
-def _length(ctx: PathContext, params: Mapping) -> int:
+def _length(ctx: PathContext, params: Mapping[str, Any]) -> int:
     """L_0, the slice length in elements: burstLen DataBlocks of the source dtype (0 without dimensions)."""
     infos = params[OPERANDS[0][1]]
     return infos[0]["burstLen"] * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size if infos else 0
@@ -72,12 +72,12 @@ FAR_COUNT = 2                  # slices per dimension of a far case: two, far ap
 FAR_MEMBERS = (None, "stride", "startIndex", "shapeValue")   # which member of a far dimension goes farthest
 
 
-def _draw_counts(draw, ctx: PathContext, dims: int, budget: int, most: int | None = None,
+def _draw_counts(draw: st.DrawFn, ctx: PathContext, dims: int, budget: int, most: int | None = None,
                  rows: int | None = None) -> tuple[int, list[int]]:
     """burstLen and the slice count per dimension such that the tightest layout fits `budget` elements (`rows`
     pinned in every outer dimension); with `most`, the slices of a far case: two per dimension, `most` in all."""
     granule = ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
-    burst_low, burst_high = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["burstLen"].ctype]
+    burst_low, burst_high = ctx.spec.ctype_range(ctx.api.structs["SliceInfo"]["burstLen"])
     burst_high = min(burst_high, budget // granule)
     if burst_high < max(burst_low, 1):
         raise Unreachable("not even one DataBlock fits")
@@ -97,12 +97,12 @@ def _draw_counts(draw, ctx: PathContext, dims: int, budget: int, most: int | Non
     return burst_len, counts
 
 
-def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: list[int], budget: int) -> list[dict]:
+def _draw_layout(draw: st.DrawFn, ctx: PathContext, operand: str, burst_len: int, counts: list[int], budget: int) -> list[dict[str, Any]]:
     """startIndex / endIndex / stride / shapeValue per dimension for one operand, inner to outer, within
     `budget` elements."""
     granule = _granule(ctx, operand)
     length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.dtype(operand).size
-    uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    uint_max = ctx.spec.ctype_range(ctx.api.structs["SliceInfo"]["shapeValue"])[1]
     infos, pitch = [], 1
     for d, count in enumerate(counts):
         step = granule if d == 0 else 1
@@ -132,13 +132,13 @@ def _draw_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: l
     return infos
 
 
-def _draw_far_layout(draw, ctx: PathContext, operand: str, burst_len: int, counts: list[int]) -> list[dict]:
+def _draw_far_layout(draw: st.DrawFn, ctx: PathContext, operand: str, burst_len: int, counts: list[int]) -> list[dict[str, Any]]:
     """startIndex / endIndex / stride / shapeValue per dimension for a GM operand whose few slices may lie far
     apart (a sparse case: each in a region of its own): values over the bit bands of uint32_t, as far as
     endIndex stays within it and every address within the 64-bit GM."""
     size = ctx.dtype(operand).size
     length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
-    uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    uint_max = ctx.spec.ctype_range(ctx.api.structs["SliceInfo"]["shapeValue"])[1]
     room = ctx.limit("GM") // (4 * len(counts) * size)   # elements each dimension may reach, pitch included
     infos, pitch = [], 1
     for d, count in enumerate(counts):
@@ -179,12 +179,12 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     if set(pinned) <= {"dimValue"}:
         return True
     params = smallest_params(ctx, pinned)
-    uint_max = ctx.spec.ctypes[ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    uint_max = ctx.spec.ctype_range(ctx.api.structs["SliceInfo"]["shapeValue"])[1]
     return (params is not None and all(info["shapeValue"] <= uint_max for _, key in OPERANDS for info in params[key])
             and fits(ctx, extents(ctx, params)))
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def draw_params(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
     """Drawn slices with dimValue and rows as pinned; pins of dimension-0 members or of N0 give the smallest
     slices with them (smallest_params)."""
     if set(pinned) - {"dimValue", "rows"}:
@@ -209,7 +209,7 @@ def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict
     return params, extents(ctx, params)
 
 
-def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, Any] | None:
     """The smallest slices with the pinned values (see the module's docstring), memories disregarded: one
     slice of one DataBlock per dimension unless a count is pinned, each operand's dimension 0 as pinned, the
     rest at index 0 (a value past uint32_t included: `reachable` refuses it); None when the pins contradict each
@@ -221,7 +221,7 @@ def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict | None:
     burst_len = bursts.pop()
     length0 = burst_len * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
     counts = [pinned.get("N0", 1)] + [pinned.get("rows", 1)] * (dims - 1)
-    params: dict = {"dimValue": dims}
+    params: dict[str, Any] = {"dimValue": dims}
     for operand, key in reversed(OPERANDS):
         step = _granule(ctx, operand)
         infos = []
@@ -263,29 +263,29 @@ TRIVIAL_DIMENSION = {"startIndex": 0, "endIndex": 0, "stride": 0, "burstLen": 1,
 
 def _edited(mutate: Callable[..., None], dims: int = 1) -> FaultPlanner:
     """A planner drawing every context (with `dims` dimensions pinned when more than one) and applying `mutate`."""
-    def edit(draw, d) -> None:
+    def edit(draw: st.DrawFn, d: Draft) -> None:
         mutate(draw, d)
         settle(draw, d)
 
     def plan(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
-        return [FaultPlan(rule.check, tuple(contexts), edit, pinned=(("dimValue", dims),) if dims > 1 else ())]
+        return [FaultPlan(rule.relation, tuple(contexts), edit, pinned=(("dimValue", dims),) if dims > 1 else ())]
     return plan
 
 
-def _info_count(draw, d) -> None:
+def _info_count(draw: st.DrawFn, d: Draft) -> None:
     extra = draw(st.sampled_from([-1, 1]), label="entries added")
     for _, key in OPERANDS:
         infos = d.params[key]
         d.params[key] = infos[:-1] if extra < 0 else infos + [dict(TRIVIAL_DIMENSION)]
 
 
-def _sliceinfo_ctype(draw, d) -> None:
+def _sliceinfo_ctype(draw: st.DrawFn, d: Draft) -> None:
     key = draw(st.sampled_from([k for _, k in OPERANDS]), label="operand")
-    high = d.ctx.spec.ctypes[d.ctx.api.structs["SliceInfo"]["shapeValue"].ctype][1]
+    high = d.ctx.spec.ctype_range(d.ctx.api.structs["SliceInfo"]["shapeValue"])[1]
     d.params[key][-1]["shapeValue"] = high + 1
 
 
-def _burstlen_equal(draw, d) -> None:
+def _burstlen_equal(draw: st.DrawFn, d: Draft) -> None:
     info = d.params["dstSliceInfo"][0]
     count = _slice_count(d.ctx, info)
     granule = d.ctx.api.constant("datablock_bytes") // d.ctx.src_dtype.size
@@ -294,17 +294,17 @@ def _burstlen_equal(draw, d) -> None:
     info["shapeValue"] = max(info["shapeValue"], -(-(info["endIndex"] + 1) // granule) * granule)
 
 
-def _slice_count(ctx: PathContext, info: dict) -> int:
+def _slice_count(ctx: PathContext, info: dict[str, Any]) -> int:
     length = info["burstLen"] * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size
     return (info["endIndex"] - info["startIndex"] + 1 + info["stride"]) // (length + info["stride"])
 
 
-def _burstlen_outer(draw, d) -> None:
+def _burstlen_outer(draw: st.DrawFn, d: Draft) -> None:
     for _, key in OPERANDS:
         d.params[key][1]["burstLen"] = 2
 
 
-def _index_order(draw, d) -> None:
+def _index_order(draw: st.DrawFn, d: Draft) -> None:
     """startIndex one past endIndex in one dimension of both operands: no slice there on either side, so a
     target that lacks the check sees equal (zero) slice counts and moves nothing."""
     dim = draw(st.integers(0, d.params["dimValue"] - 1), label="dimension")
@@ -313,7 +313,7 @@ def _index_order(draw, d) -> None:
         info["startIndex"] = info["endIndex"] + 1
 
 
-def _end_in_shape(draw, d) -> None:
+def _end_in_shape(draw: st.DrawFn, d: Draft) -> None:
     """A shape one short of endIndex, in a dimension whose shape sets no UB row pitch (the outermost one, or
     any of a GM source): moving UB slices off their 32-B blocks, or GM destination rows onto each other, would
     be unspecified, not this fault."""
@@ -328,7 +328,7 @@ def _end_in_shape(draw, d) -> None:
     info["shapeValue"] = info["endIndex"] - 1
 
 
-def _slice_count_break(draw, d) -> None:
+def _slice_count_break(draw: st.DrawFn, d: Draft) -> None:
     """One element short of a whole slice in dimension 0 of both operands: no N fits exactly, and a target
     that floors N (as the vendor does) still sees equal slice counts (a mismatch would be unspecified)."""
     for _, key in OPERANDS:

@@ -2,12 +2,12 @@
 faults, and the cases on which the readings of dstGap on atlas-training (D24) differ."""
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect
+from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
@@ -36,7 +36,7 @@ def extents(ctx: PathContext, params: Mapping[str, int]) -> Extents:
     return Extents((fractal * first, fractal * last + read), with_gaps, src_pattern=fractals)
 
 
-def _read(ctx: PathContext, params: Mapping) -> int:
+def _read(ctx: PathContext, params: Mapping[str, Any]) -> int:
     """Bytes one fractal read spans: the fractal, or for a transpose dst[16r + c] = src[16c + r] over the
     fractal's elements (past the fractal for a dtype other than 16 bits, which only a fault transposes) — and
     at least the whole fractal, which a target that transposes only 16-bit elements reads for any dtype."""
@@ -68,7 +68,7 @@ def problem(ctx: PathContext, pinned: Mapping[str, int]) -> Problem:
     return Problem(fields, legal, dict, {name: value for name, value in pinned.items() if name in FIELDS})
 
 
-def draw_params(draw, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict, Extents]:
+def draw_params(draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
     params = problem(ctx, pinned).draw(draw)
     # transposing first: it is the mode a short run (3 cases per test) must not miss, and where shrinking stays
     if "ifTranspose" in pinned:
@@ -82,7 +82,7 @@ def reachable(ctx: PathContext, pinned: Mapping[str, int]) -> bool:
     return problem(ctx, pinned).reachable()
 
 
-def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict:
+def smallest_params(ctx: PathContext, pinned: Mapping[str, int]) -> dict[str, Any]:
     return {**problem(ctx, pinned).smallest(), "ifTranspose": bool(pinned.get("ifTranspose"))}
 
 
@@ -102,14 +102,14 @@ def field_effect(ctx: PathContext, field: str) -> FieldEffect | None:
 
 # --- faults ------------------------------------------------------------------------------------------
 
-def _transposed(select: Callable[[PathContext, Rule], bool]):
+def _transposed(select: Callable[[PathContext, Rule], bool]) -> FaultPlanner:
     """A planner that sets ifTranspose on the contexts `select` picks."""
     def plan(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
-        return [FaultPlan(rule.check, tuple(c for c in contexts if select(c, rule)), _set_transpose)]
+        return [FaultPlan(rule.relation, tuple(c for c in contexts if select(c, rule)), _set_transpose)]
     return plan
 
 
-def _set_transpose(draw, d) -> None:
+def _set_transpose(draw: st.DrawFn, d: Draft) -> None:
     d.params["ifTranspose"] = True
     settle(draw, d)
 

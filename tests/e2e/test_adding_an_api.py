@@ -87,15 +87,14 @@ DIAGNOSE_TOY = """
 import json
 from hypothesis import HealthCheck, Phase, given, settings
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import Case, Result, decode_memory
-from ascendc_conformance.judge.diagnosis import diagnose
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose
 from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.reference.hypotheses import catalogue, hypothesis
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
-from buggy import RepeatIgnored
+from ascendc_conformance.targets import open_target
 
-spec, target, cases = load_spec(), RepeatIgnored(), []
+spec, cases = load_spec(), []
 ctx = contexts(spec, select_paths(spec, ["atlas-a2"], ["ToyCopy"]))[0]
 
 @settings(max_examples=20, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
@@ -106,13 +105,13 @@ def collect(case):
 
 collect()
 failures = []
-for index, case in enumerate(cases):
-    expected, answer = reference.expect(case), target.execute(case)
-    if answer == {k: v for k, v in expected.items() if k != "depends_on"}:
-        continue
-    as_result = lambda d: Result.ok(decode_memory("memory", d["memory"]))
-    diagnosis = diagnose(Case.from_json(case), as_result(expected), as_result(answer), spec, spec.seed_reading)
-    failures.append(Failure(index, diagnosis.ids, "unexplained"))
+with open_target("python:buggy:RepeatIgnored", spec) as target:
+    for index, case in enumerate(cases):
+        expected, answer = reference.expect(case, spec), target.execute(case)
+        if answer.result is not None and answer.result.memory == expected.memory:
+            continue
+        diagnosis = diagnose(case, expected, actual_of(answer), spec, spec.seed_reading)
+        failures.append(Failure(index, diagnosis.ids, "unexplained"))
 groups = group_failures(failures, lambda name: hypothesis(spec, name).rank)
 print(json.dumps({"catalogue": [h.id for h in catalogue(spec, "ToyCopy")], "failures": len(failures),
                   "named": [g.named for g in groups]}))

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.targets import Target, open_target
 from ascendc_conformance.judge.verdict import Verdict, judge
 from ascendc_conformance.spec.loader import load_spec
@@ -160,6 +161,7 @@ CATALOGUE = {
     buggy.StrayWrite: ("multi-burst", "illegal"),
     buggy.AcceptsEverything: ("illegal", "multi-burst"),
     buggy.RejectsMultiBurst: ("multi-burst", "one-burst"),
+    buggy.MarkupInAnswers: ("count-whole", "multi-burst"),
     buggy.WritesNothing: ("multi-burst", "illegal"),
     buggy.FixpipeDstGapIgnored: ("fixpipe-gap", "one-burst"),
     buggy.FollowsD13DestinationBytes: ("half-to-float", "multi-burst"),
@@ -181,11 +183,12 @@ CATALOGUE = {
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
 
 
-def verdict_of(target: Target, case: dict, *words: str) -> Verdict:
+def verdict_of(target: Target, case: dict | Case, *words: str) -> Verdict:
     """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does."""
-    reading = load_spec().reading(words)
-    expected, others = reference.expect_readings(case, reading)
-    return judge(case, expected, target.execute(case), target.hello, reading=reading, others=others)
+    spec = load_spec()
+    reading, parsed = spec.reading(words), case if isinstance(case, Case) else Case.from_json(case)
+    expected, others = reference.expect_readings(parsed, spec, reading)
+    return judge(parsed, expected, target.execute(parsed), target.hello, reading=reading, others=others, spec=spec)
 
 
 def assert_earned(bug: type, verdict: Verdict) -> None:
@@ -195,7 +198,7 @@ def assert_earned(bug: type, verdict: Verdict) -> None:
     elif verdict.depends_on:   # a failure on a disputed case: it matched none of the readings compared
         assert "none" in verdict.points.values() and "matches none of the readings" in verdict.message
     if bug.DIFF_CLASSES:
-        assert set(bug.DIFF_CLASSES) & set(verdict.diff["runs_by_class"]), verdict.describe()
+        assert verdict.diff is not None and set(bug.DIFF_CLASSES) & set(verdict.diff.runs_by_class), verdict.describe()
 
 
 def test_the_catalogue_is_complete() -> None:
@@ -212,7 +215,7 @@ def test_the_catalogue_is_complete() -> None:
 @pytest.mark.parametrize("bug", list(CATALOGUE), ids=lambda bug: bug.__name__)
 def test_bug_is_caught(bug: type) -> None:
     shows, hides = CATALOGUE[bug]
-    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
+    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", load_spec()) as target:
         assert target.hello.validates
         assert_earned(bug, verdict_of(target, CASES[shows]))
         quiet = verdict_of(target, CASES[hides])
@@ -223,7 +226,7 @@ def test_bug_is_caught(bug: type) -> None:
 def test_bug_is_caught_over_exec(name: str) -> None:
     bug = getattr(buggy, name)
     spec = "exec:" + shlex.join([sys.executable, str(EXEC_BUGGY), name])
-    with open_target(spec, timeout=30) as target:
+    with open_target(spec, load_spec(), timeout=30) as target:
         assert target.hello.name == f"buggy-{name}"
         assert_earned(bug, verdict_of(target, CASES[CATALOGUE[bug][0]]))
         assert verdict_of(target, CASES[CATALOGUE[bug][1]]).outcome == "pass"

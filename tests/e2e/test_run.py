@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ascendc_conformance.runner.session import RunSession, RunSettings
+from ascendc_conformance.runner.selection import Selection
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.reports.render_json import validate_report
 from tests.helpers.html import Sections
 
@@ -74,7 +75,7 @@ def recorded_tests(report_dir: Path) -> dict[str, dict]:
 
 def planned(products: list[str], apis: list[str]) -> set[str]:
     """Every conformance test id of a selection."""
-    return set(RunSession(RunSettings(target="reference", products=tuple(products), apis=tuple(apis))).planned)
+    return set(Selection(load_spec(), tuple(products), tuple(apis)).planned)
 
 
 FAULTY = ROOT / "tests" / "fixtures" / "targets" / "fake_faulty_reference.py"

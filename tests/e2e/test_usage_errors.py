@@ -16,7 +16,9 @@ import pytest
 
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.runner import options
-from ascendc_conformance.runner.session import RunSession, RunSettings
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.spec.loader import load_spec
 
 pytest_plugins = ["pytester"]
 
@@ -145,14 +147,14 @@ def test_a_hello_that_leaves_nothing_to_run_is_refused_unless_the_selection_is_e
     """An empty selection (atlas-training documents no DataCopyNz2Nd path) is the user's choice, not the
     hello's doing: that run starts (and runs nothing)."""
     target = "python:tests.fixtures.targets.py_fakes:ImplementsNothing"
-    refused = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("LoadData2D",)))
+    refused = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("LoadData2D",)), load_spec())
     with pytest.raises(options.OptionError, match="leaves nothing of the selection") as error:
         refused.start()
     assert error.value.option is options.named("target") and "matches no documented path" in error.value.message
-    empty = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("DataCopyNz2Nd",)))
+    empty = RunSession(RunSettings(target=target, products=("atlas-training",), apis=("DataCopyNz2Nd",)), load_spec())
     try:
         empty.start()
-        assert not empty.planned
+        assert not empty.selection.planned
     finally:
         empty.close()
 

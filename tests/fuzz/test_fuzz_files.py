@@ -24,15 +24,17 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from ascendc_conformance import reference
 from ascendc_conformance.cli.main import build_parser, main
 from ascendc_conformance.format import replay
+from ascendc_conformance.format.case import Result, ResultStatus
 from ascendc_conformance.reports import ReportError, load_results, write_all
 from ascendc_conformance.reports.render_json import validate_report
 from ascendc_conformance.runner.waivers import WaiverError, load as load_waivers
 from ascendc_conformance.spec.loader import SPEC_DIR, load_spec
-from tests.helpers.casebuild import make_case, sentinel
+from tests.helpers.casebuild import sentinel, typed_case
 
 FUZZ = settings(max_examples=40, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-RULES = load_spec().rules
+SPEC = load_spec()
+RULES = SPEC.rules
 build_parser()   # imports every verb now: the run's Hypothesis profiles are registered outside any @settings
 
 # --- mutations --------------------------------------------------------------------------------------------------------
@@ -145,11 +147,11 @@ def test_spec_check_refuses_a_mutated_spec_file_issue_by_issue(drawn: tuple[str,
 # --- replay files -----------------------------------------------------------------------------------------------------
 
 def valid_replay(directory: Path) -> Path:
-    case = make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
-                     {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
-                     {"GM": sentinel(64, 1), "UB": sentinel(64, 2)})
-    return replay.save(directory, "test_legal[atlas-a2-DataCopy-GM->VECIN-half]", case, reference.expect(case),
-                       {"status": "ok"}, {"outcome": "fail", "message": "memory differs", "reading": "seed"},
+    case = typed_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                      {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                      {"GM": sentinel(64, 1), "UB": sentinel(64, 2)})
+    return replay.save(directory, "test_legal[atlas-a2-DataCopy-GM->VECIN-half]", case, reference.expect(case, SPEC),
+                       Result(ResultStatus.OK), {"outcome": "fail", "message": "memory differs", "reading": "seed"},
                        "reference")
 
 
@@ -233,7 +235,7 @@ def test_a_mutated_results_file_is_reported_in_full_or_refused_naming_its_line(d
             return
         lost_kind = index in range(1, len(TESTS) + 1) and changed.get("record") != "test"   # now another kind
         assert len(results.tests) + len(results.duplicates) == len(TESTS) - lost_kind, (results.tests, changed)
-        written = write_all(directory, results)
+        written = write_all(directory, results, spec=SPEC)
         validate_report(json.loads(written["json"].read_text(encoding="utf-8")))
 
 

@@ -11,19 +11,22 @@ import json
 import math
 import shlex
 import sys
+from functools import partial
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascendc_conformance import reference
-from ascendc_conformance.cli.commands.expect_cmd import expect_stream
+from ascendc_conformance.cli.commands.expect_cmd import expect_stream, expected_json
 from ascendc_conformance.cli.main import build_parser
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.judge.verdict import judge
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.runner import options
-from ascendc_conformance.targets.base import json_problem, validate_result
+from ascendc_conformance.targets.base import json_problem, read_result
 from ascendc_conformance.targets.exec_target import AnswerFailure, ExecTarget, answer_object
 from tests.helpers.casebuild import illegal_case, legal_case
 
@@ -36,7 +39,8 @@ RUN_PARSER = build_parser()
 
 
 HELLO = Hello.from_dict({"name": "fuzz", "validates": True})
-CASES = [(case, reference.expect(case)) for case in (legal_case(), illegal_case())]
+SPEC = load_spec()
+CASES = [(case, reference.expect(case, SPEC)) for case in map(Case.from_json, (legal_case(), illegal_case()))]
 
 # --- inputs ----------------------------------------------------------------------------------------------
 
@@ -72,8 +76,8 @@ def test_an_exec_answer_line_is_an_answer_or_the_targets_error(line: bytes) -> N
         _one_line_of_bounded_size(failure.message)
     else:
         assert answer["id"] == 7
-        problem = validate_result(legal_case(), {k: v for k, v in answer.items() if k != "id"})
-        assert problem is not None
+        problem = read_result(Case.from_json(legal_case()), answer)
+        assert isinstance(problem, str)
         _one_line_of_bounded_size(problem)
 
 
@@ -92,11 +96,11 @@ def test_any_answer_is_judged_or_refused_with_a_bounded_message(answer, which: i
     """Validation never raises; a valid result is judged (never an exception of the suite's), and the verdict's
     message holds at most TARGET_TEXT_CHARS of each text of the target's."""
     case, expected = CASES[which]
-    problem = json_problem(answer) or validate_result(case, answer)
-    if problem is not None:
-        _one_line_of_bounded_size(problem)
+    result = json_problem(answer) or read_result(case, answer)
+    if isinstance(result, str):
+        _one_line_of_bounded_size(result)
         return
-    verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=answer), HELLO)
+    verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=result), HELLO, spec=SPEC)
     first, *rest = verdict.message.splitlines()
     _one_line_of_bounded_size(first)
 
@@ -108,7 +112,7 @@ def test_an_exec_target_answering_garbage_once_keeps_every_other_answer(line: by
     answered."""
     argv = [sys.executable, str(GARBAGE_ONCE), "--line", line.hex(), "--on", "2"]
     with ExecTarget(argv, timeout=10) as target:
-        got = [target.execute(legal_case()) for _ in range(3)]
+        got = [target.execute(Case.from_json(legal_case())) for _ in range(3)]
     assert [answer.kind for answer in got] == [AnswerKind.RESULT, AnswerKind.ERROR, AnswerKind.RESULT], shlex.join(argv)
     _one_line_of_bounded_size(got[1].message)
 
@@ -142,7 +146,7 @@ def test_a_hello_is_read_or_refused_in_one_line(raw) -> None:
 # --- expect - ------------------------------------------------------------------------------------------------
 
 stream_lines = st.lists(st.one_of(
-    st.sampled_from([json.dumps(case).encode() for case, _ in CASES]),
+    st.sampled_from([json.dumps(case.to_json()).encode() for case, _ in CASES]),
     garbage_lines,
     st.sampled_from([b"", b"   "])), max_size=8)
 
@@ -154,12 +158,13 @@ def test_expect_answers_every_line_of_a_stream_in_order(lines: list[bytes]) -> N
     naming its line, of a size bounded by the line's own."""
     out = io.StringIO()
     with contextlib.redirect_stderr(io.StringIO()) as err:
-        assert expect_stream(io.TextIOWrapper(io.BytesIO(b"\n".join(lines) + b"\n"), encoding="utf-8"), out) == 0
+        assert expect_stream(io.TextIOWrapper(io.BytesIO(b"\n".join(lines) + b"\n"), encoding="utf-8"), out,
+                             partial(expected_json, spec=SPEC, reading=SPEC.seed_reading)) == 0
     assert "Traceback" not in err.getvalue()
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
     results = [json.loads(text) for text in out.getvalue().splitlines()]
     assert len(results) == len(numbered)
-    expected = {json.dumps(case).encode(): result for case, result in CASES}
+    expected = {json.dumps(case.to_json()).encode(): result.to_json() for case, result in CASES}
     for (number, line), result in zip(numbered, results):
         if line in expected:
             assert result == expected[line]

@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import numpy as np
+
+from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.format.errors import CaseError
+from ascendc_conformance.spec.loader import load_spec
 
 Tensor = tuple[str, str, int]  # (TPosition, dtype C++ name, absolute byte address)
 
@@ -89,3 +95,18 @@ def assert_memory(result: dict, case: dict, expected: dict[str, bytes]) -> None:
 
 def _first_difference(a: bytes, b: bytes) -> int:
     return next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
+
+
+def typed_case(*args: Any, **kwargs: Any) -> Case:
+    """make_case's case as the suite passes it between its layers."""
+    return Case.from_json(make_case(*args, **kwargs))
+
+
+def expect_json(case: dict, **options: Any) -> dict:
+    """The reference's result v1 of a case v1 under the packaged spec (`options`: reference.expect's), as a
+    user's target sees it: a malformed case gets an error result."""
+    try:
+        parsed = Case.from_json(case)
+    except CaseError as error:
+        return Result.error(str(error)).to_json()
+    return reference.expect(parsed, load_spec(), **options).to_json()

@@ -14,11 +14,11 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import EXTENSIONS, SPARSE_MEMORY
-from ascendc_conformance.reference import bits as reference_bits
-from ascendc_conformance.runner.bits import BitWitnesses
+from ascendc_conformance.format.case import EXTENSIONS, SPARSE_MEMORY, Result, ResultStatus
+from ascendc_conformance.reference import bit_witness as reference_bits
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.strategies import bits
+from ascendc_conformance.strategies import bit_reach as bits
 from ascendc_conformance.strategies.boundaries import boundaries
 from ascendc_conformance.strategies.legal import case_for, contexts, extended, select_paths
 
@@ -53,7 +53,7 @@ def test_the_table_holds_every_band_each_confirmed_by_the_reference(api, field):
     holders = _holders(api, field)
     for bit in row.reachable:
         case = next(found for variant, found in (bits.witness(ctx, field, bit) for ctx in holders) if variant)
-        assert reference.evaluate(case, SPEC, ignore=frozenset({"Memory-bounds"})).status == "ok"
+        assert reference.expect(case, SPEC, ignore=frozenset({"Memory-bounds"})).status == "ok"
         assert case.params is not None and bit in reference_bits.witnesses(case, SPEC).get(field, ()), (field, bit)
 
 
@@ -81,6 +81,6 @@ def test_the_suite_witnesses_every_reachable_bit(api, field):
                   suppress_health_check=list(HealthCheck))
         @given(strategy)
         def draw(case):
-            witnesses.note(found, case, {"status": "ok"})
+            witnesses.note(found, case, Result(ResultStatus.OK))
         draw()
     assert sorted(found.get(api, {}).get(field, ())) == list(_row(api, field).reachable)

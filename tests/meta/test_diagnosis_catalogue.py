@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import EXTENSIONS, Case
+from ascendc_conformance.format.case import EXTENSIONS, Case, ResultStatus
 from ascendc_conformance.format.limits import Limits
-from ascendc_conformance.judge.diagnosis import diagnose
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose
 from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.judge.verdict import judge
-from ascendc_conformance.reference import bits as reference_bits
+from ascendc_conformance.reference import bit_witness
 from ascendc_conformance.reference.hypotheses import hypothesis
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.boundaries import boundaries, distinct, group_of, pins, reaching
@@ -35,7 +35,6 @@ from ascendc_conformance.strategies.faults import faults
 from ascendc_conformance.strategies.legal import case_for, contexts, extended, select_paths
 from ascendc_conformance.targets import open_target
 from tests.fixtures.buggy import targets as buggy
-from tests.helpers.diagnosed import actual_of, result_of
 
 SPEC = load_spec()
 LEGAL_CASES = 30       # legal cases per product and API at least, spread over its paths
@@ -49,13 +48,13 @@ def expected_hypotheses(bug: type) -> tuple[str, ...]:
     return bug.HYPOTHESES or ((bug.HYPOTHESIS,) if bug.HYPOTHESIS else ())
 
 
-def _drawn(strategy: st.SearchStrategy[dict], count: int) -> list[dict]:
-    drawn: list[dict] = []
+def _drawn(strategy: st.SearchStrategy[Case], count: int) -> list[Case]:
+    drawn: list[Case] = []
 
     @settings(max_examples=count, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(strategy)
-    def collect(case: dict) -> None:
+    def collect(case: Case) -> None:
         drawn.append(case)
 
     collect()
@@ -63,7 +62,7 @@ def _drawn(strategy: st.SearchStrategy[dict], count: int) -> list[dict]:
 
 
 @lru_cache(maxsize=None)
-def pool(product: str, api: str, limits: Limits) -> tuple[tuple[str, dict], ...]:
+def pool(product: str, api: str, limits: Limits) -> tuple[tuple[str, Case], ...]:
     """(the test it belongs to, a case) for the selection, drawn within `limits`."""
     paths = distinct(contexts(SPEC, select_paths(SPEC, [product], [api])))
     each = max(PER_PATH, -(-LEGAL_CASES // len(paths)))
@@ -77,19 +76,24 @@ def pool(product: str, api: str, limits: Limits) -> tuple[tuple[str, dict], ...]
     return tuple(cases)
 
 
-def top_bits(paths: list, limits: Limits) -> list[tuple[str, st.SearchStrategy[dict]]]:
+def top_bits(paths: list, limits: Limits) -> list[tuple[str, st.SearchStrategy[Case]]]:
     """Per tracked field and kind of route (its memories), legal cases with the field at its highest bit that
     some path of the route holds with its effect: that bit alone, and with as many lower bits as fit."""
     found = []
-    for tracked in reference_bits.fields(SPEC, paths[0].api.name):
-        param = tracked.name.partition(reference_bits.MEMBER)[0]
+    for tracked in bit_witness.fields(SPEC, paths[0].api.name):
+        param = tracked.name.partition(bit_witness.MEMBER)[0]
         routes: dict[str, list] = {}
         for ctx in paths:
             if param in ctx.api.forms[ctx.form].fields:
                 routes.setdefault(group_of(ctx), []).append(ctx.within(limits))
         for route, members in sorted(routes.items()):
             step = members[0].field_multiple(tracked.name)
-            for bit in reversed(tracked.bits):
+            highest = next((bit for bit in reversed(tracked.bits)
+                            if _reached(members, tracked.name, (1 << bit) // step * step)), None)
+            if highest is None:
+                continue
+            # its highest bit, and the first bit past each narrower C type's width (a uint32_t kept in 16 bits)
+            for bit in [highest] + [width for width in (8, 16) if width < highest and width in tracked.bits]:
                 alone = _reached(members, tracked.name, (1 << bit) // step * step)
                 if alone is None:
                     continue
@@ -97,11 +101,10 @@ def top_bits(paths: list, limits: Limits) -> list[tuple[str, st.SearchStrategy[d
                           for lower in range(bit, 0, -1))
                 values = dict((alone, next(filter(None, fuller), alone)))
                 found += [(f"{tracked.name}={value}@{route}", strategy) for value, strategy in values.items()]
-                break
     return found
 
 
-def _reached(members: list, field: str, value: int) -> tuple[int, st.SearchStrategy[dict]] | None:
+def _reached(members: list, field: str, value: int) -> tuple[int, st.SearchStrategy[Case]] | None:
     """The cases of the members that hold `field` = `value` (with its effect where any does), if any does."""
     reach, effect = reaching(members, field, value) if value else ((), True)
     if not reach:
@@ -114,17 +117,16 @@ def failures_of(bug: type) -> list[tuple[Failure, str]]:
     falling back to its test and verdict), with its verdict's message."""
     product, api, _ = bug.SHOWS_IN
     found = []
-    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
+    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", SPEC) as target:
         for index, (test, case) in enumerate(pool(product, api, target.hello.limits)):
-            expected, others = reference.expect_readings(case)
-            if expected["status"] not in ("ok", "rejected"):
+            expected, others = reference.expect_readings(case, SPEC)
+            if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED):
                 continue
             answer = target.execute(case)
             verdict = judge(case, expected, answer, target.hello, others=others, spec=SPEC)
             if not verdict.is_failure:
                 continue
-            diagnosis = diagnose(Case.from_json(case), result_of(expected), actual_of(answer), SPEC,
-                                 SPEC.seed_reading)
+            diagnosis = diagnose(case, expected, actual_of(answer), SPEC, SPEC.seed_reading)
             found.append((Failure((test, index), diagnosis.ids, (test, verdict.outcome)), verdict.message))
     return found
 

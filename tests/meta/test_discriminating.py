@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.faults import Fault, faults
@@ -44,22 +45,22 @@ def _targets() -> dict[tuple[str, str], list[Fault]]:
 TARGETS = _targets()
 
 
-def _ci_draws(fault: Fault) -> list[dict]:
-    drawn: list[dict] = []
+def _ci_draws(fault: Fault) -> list[Case]:
+    drawn: list[Case] = []
 
     @settings(max_examples=CI_CASES, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(fault.strategy())
-    def collect(case: dict) -> None:
+    def collect(case: Case) -> None:
         drawn.append(case)
 
     collect()
     return drawn
 
 
-def _discriminates(case: dict, point: str) -> bool:
-    seed = reference.expect(case)
-    return any(reference.expect(case, reading=SPEC.reading_of({point: name})) != seed
+def _discriminates(case: Case, point: str) -> bool:
+    seed = reference.expect(case, SPEC)
+    return any(reference.expect(case, SPEC, reading=SPEC.reading_of({point: name})) != seed
                for name in SPEC.disputes[point].effects)
 
 

@@ -2,11 +2,10 @@
 needs a detached GM tensor (LoadData2D startIndex 65535 from GM) reachable with the extension."""
 from __future__ import annotations
 
-import base64
-
 from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.boundaries import boundaries
 from ascendc_conformance.strategies.legal import legal_cases
@@ -17,9 +16,9 @@ MANY = settings(max_examples=150, deadline=None, database=None, phases=[Phase.ge
                 suppress_health_check=list(HealthCheck))
 
 
-def _region(case: dict, memory: str) -> tuple[int, int]:
-    region = case["memory"][memory]
-    return region["address"], region["address"] + len(base64.b64decode(region["data"]))
+def _region(case: Case, memory: str) -> tuple[int, int]:
+    region = case.memory[memory]
+    return region.address, region.end
 
 
 def test_gm_operands_reach_the_top_of_a_64_bit_gm():
@@ -29,17 +28,17 @@ def test_gm_operands_reach_the_top_of_a_64_bit_gm():
     top = []
 
     @MANY
-    @given(legal_cases(paths))
+    @given(legal_cases(SPEC, paths))
     def draw(case):
-        assert reference.expect(case)["status"] == "ok"
+        assert reference.expect(case, SPEC).status == "ok"
         start, stop = _region(case, "GM")
         assert stop <= SPEC.gm_bytes
-        if case["src"]["address"] >= 1 << 63:
+        if case.src.address >= 1 << 63:
             top.append(case)
     draw()
     assert top, "no GM operand above 2**63 in 150 cases"
-    small = min(top, key=lambda c: sum(len(r["data"]) for r in c["memory"].values()))
-    assert reference.expect(small)["memory"] == loop_expect(small)["memory"]
+    small = min(top, key=lambda c: sum(len(r.data) for r in c.memory.values()))
+    assert reference.expect(small, SPEC).to_json()["memory"] == loop_expect(small.to_json())["memory"]
 
 
 def test_start_index_65535_from_gm_needs_a_detached_tensor():
@@ -54,9 +53,9 @@ def test_start_index_65535_from_gm_needs_a_detached_tensor():
               suppress_health_check=list(HealthCheck))
     @given(boundary.strategy())
     def check(case):
-        assert case["extensions"] == ["detached-tensor"] and case["params"]["startIndex"] == 65535
+        assert case.extensions == ("detached-tensor",) and case.params["startIndex"] == 65535
         start, stop = _region(case, "GM")
-        assert not start <= case["src"]["address"] < stop          # the tensor start lies outside its region
+        assert not start <= case.src.address < stop          # the tensor start lies outside its region
         assert stop - start <= SPEC.gm_window_bytes + 128             # only the touched bytes and guard bands
-        assert reference.expect(case)["status"] == "ok"
+        assert reference.expect(case, SPEC).status == "ok"
     check()

@@ -2,7 +2,6 @@
 with the repeats that give them an effect on every group of routes, and the reach tests."""
 from __future__ import annotations
 
-import base64
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -11,7 +10,7 @@ from ascendc_conformance import reference
 from ascendc_conformance.format.case import SPARSE_MEMORY
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.bits import bit_value
+from ascendc_conformance.strategies.bit_reach import bit_value
 from ascendc_conformance.strategies.boundaries import Reach, boundaries
 from ascendc_conformance.strategies.cases import draft, finish
 from ascendc_conformance.strategies.context import PathContext
@@ -84,11 +83,11 @@ def test_a_gap_of_megabytes_costs_only_its_bursts_in_a_sparse_case():
     @given(st.data())
     def check(data):
         case = finish(data.draw, draft(data.draw, ctx.sparsing(), pins))
-        gm = [key for key in case["memory"] if key.partition("#")[0] == "GM"]
-        assert case["extensions"] == [SPARSE_MEMORY] and len(gm) >= 2
-        held = sum(len(base64.b64decode(case["memory"][key]["data"])) for key in gm)
-        assert held <= 2 * 32 * case["params"]["blockLen"] + 6 * 64   # two bursts, guard bands, the tensor start
-        assert reference.expect(case)["status"] == "ok"
+        gm = [key for key in case.memory if key.partition("#")[0] == "GM"]
+        assert case.extensions == (SPARSE_MEMORY,) and len(gm) >= 2
+        held = sum(len(case.memory[key].data) for key in gm)
+        assert held <= 2 * 32 * case.params["blockLen"] + 6 * 64   # two bursts, guard bands, the tensor start
+        assert reference.expect(case, SPEC).status == "ok"
     check()
 
 
@@ -105,7 +104,7 @@ def test_bounds_are_pinned_per_group_of_routes_with_their_effect():
               suppress_health_check=list(HealthCheck))
     @given(far.strategy())
     def check(case):
-        assert case["params"]["blockCount"] == 2 and case["params"]["srcGap"] == 65535
+        assert case.params["blockCount"] == 2 and case.params["srcGap"] == 65535
     check()
 
 

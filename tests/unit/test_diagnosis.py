@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import AnswerKind
-from ascendc_conformance.format.case import Case, Result
-from ascendc_conformance.judge.diagnosis import diagnose, explains
+from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose, explains
 from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.reference.hypotheses import hypothesis, shows
 from ascendc_conformance.spec.loader import load_spec
@@ -22,7 +22,6 @@ from ascendc_conformance.targets import open_target
 from tests.e2e.test_buggy_catalogue import CASES, verdict_of
 from tests.fixtures.buggy import targets as buggy
 from tests.helpers.casebuild import make_case
-from tests.helpers.diagnosed import actual_of, result_of
 
 SPEC = load_spec()
 SEED = SPEC.seed_reading
@@ -31,21 +30,22 @@ KEPT_IN_8 = "DataCopy.blockLen:kept-in-8-bits"
 
 def diagnosed(bug: type, case: dict):
     """The diagnosis of what the buggy target did with `case`."""
-    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}") as target:
-        answer = target.execute(case)
-    return diagnose(Case.from_json(case), result_of(reference.expect(case)), actual_of(answer), SPEC, SEED)
+    typed = Case.from_json(case)
+    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", SPEC) as target:
+        answer = target.execute(typed)
+    return diagnose(typed, reference.expect(typed, SPEC), actual_of(answer), SPEC, SEED)
 
 
-def drawn(pinned: dict, count: int) -> list[dict]:
+def drawn(pinned: dict, count: int) -> list[Case]:
     """Legal DataCopy GM -> VECIN half cases of the DataCopyParams form with these parameters pinned."""
     [ctx] = [c for c in contexts(SPEC, select_paths(SPEC, ["atlas-a2"], ["DataCopy"]))
              if (c.src, c.dst, c.src_dtype.name, c.form) == ("GM", "VECIN", "half", "params")]
-    cases: list[dict] = []
+    cases: list[Case] = []
 
     @settings(max_examples=count, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(case_for(ctx, pinned))
-    def collect(case: dict) -> None:
+    def collect(case: Case) -> None:
         cases.append(case)
 
     collect()
@@ -56,15 +56,14 @@ def test_a_target_keeping_blocklen_in_8_bits_earns_one_cause_named_so() -> None:
     cases = [case for value in (256, 300, 511, 877, 1024, 4095) for case in drawn({"blockLen": value}, 3)]
     cases += drawn({}, 30)
     failures, words = [], {}
-    with open_target("python:tests.fixtures.buggy.targets:DataCopyBlockLenIn8Bits") as target:
+    with open_target("python:tests.fixtures.buggy.targets:DataCopyBlockLenIn8Bits", SPEC) as target:
         for index, case in enumerate(cases):
             verdict = verdict_of(target, case)
             if not verdict.is_failure:
                 continue
-            diagnosis = diagnose(Case.from_json(case), result_of(verdict.expected), actual_of(target.execute(case)),
-                                 SPEC, SEED)
+            diagnosis = diagnose(case, verdict.expected, actual_of(target.execute(case)), SPEC, SEED)
             failures.append(Failure(index, diagnosis.ids, verdict.outcome))
-            words.update({e.hypothesis.id: e.words for e in diagnosis.explanations if case["params"]["blockLen"] == 877})
+            words.update({e.hypothesis.id: e.words for e in diagnosis.explanations if case.params["blockLen"] == 877})
     assert len(failures) >= 18
     [group] = group_failures(failures, lambda name: hypothesis(SPEC, name).rank)
     assert group.named == KEPT_IN_8 and hypothesis(SPEC, KEPT_IN_8).title == "blockLen kept in 8 bits"
@@ -76,22 +75,23 @@ def test_the_smallest_case_showing_blocklen_kept_in_8_bits_has_blocklen_256() ->
     assert kept.smallest == 256 and kept.fields == ("blockLen",)
     [smallest] = drawn({"blockLen": kept.smallest, "blockCount": 1}, 1)
     [below] = drawn({"blockLen": kept.smallest - 1, "blockCount": 1}, 1)
-    assert shows(kept, Case.from_json(smallest), SPEC) and not shows(kept, Case.from_json(below), SPEC)
-    with open_target("python:tests.fixtures.buggy.targets:DataCopyBlockLenIn8Bits") as target:
+    assert shows(kept, smallest, SPEC) and not shows(kept, below, SPEC)
+    with open_target("python:tests.fixtures.buggy.targets:DataCopyBlockLenIn8Bits", SPEC) as target:
         assert verdict_of(target, below).outcome == "pass"
         verdict = verdict_of(target, smallest)
         assert verdict.outcome == "fail"
-        assert explains(kept, Case.from_json(smallest), result_of(verdict.expected), actual_of(target.execute(smallest)),
-                        SPEC, SEED)
-        assert not explains(hypothesis(SPEC, "DataCopy.blockCount:kept-in-11-bits"), Case.from_json(smallest),
-                            result_of(verdict.expected), actual_of(target.execute(smallest)), SPEC, SEED)
+        actual = actual_of(target.execute(smallest))
+        assert explains(kept, smallest, verdict.expected, actual, SPEC, SEED)
+        assert not explains(hypothesis(SPEC, "DataCopy.blockCount:kept-in-11-bits"), smallest, verdict.expected, actual,
+                            SPEC, SEED)
 
 
 @pytest.mark.parametrize("name", ["multi-burst", "transpose", "nz2nd-strided", "slice-strided", "count-ragged",
                                   "half-to-float", "stride-32768-gm", "illegal"])
 def test_a_right_answer_is_explained_by_no_hypothesis(name: str) -> None:
-    expected = result_of(reference.expect(CASES[name]))
-    assert not diagnose(Case.from_json(CASES[name]), expected, expected, SPEC, SEED)
+    case = Case.from_json(CASES[name])
+    expected = reference.expect(case, SPEC)
+    assert not diagnose(case, expected, expected, SPEC, SEED)
 
 
 def test_bytes_read_from_outside_the_case_never_explain_a_target_that_wrote_nothing() -> None:
@@ -106,7 +106,7 @@ def test_bytes_read_from_outside_the_case_never_explain_a_target_that_wrote_noth
 
 def test_a_rejection_is_explained_by_the_bugs_that_refuse_the_call_naming_its_rules() -> None:
     case = Case.from_json(CASES["multi-burst"])   # two bursts, the destination UB at 256
-    expected = result_of(reference.expect(CASES["multi-burst"]))
+    expected = reference.expect(case, SPEC)
     own = diagnose(case, expected, Result.rejected(("buggy-blockCount-max-1",), "no"), SPEC, SEED)
     assert {"DataCopy.blockCount:refused-above-1", "DataCopy.UB:aligned-to-512"} <= own.ids
     aligned = diagnose(case, expected, Result.rejected(("DataCopy-dst-align-local",), "no"), SPEC, SEED)
@@ -124,16 +124,17 @@ def overrunning_count_case() -> dict:
 def test_an_error_or_a_crash_is_explained_by_a_copy_that_overruns() -> None:
     case = overrunning_count_case()
     assert "DataCopy:count-not-rounded-down" in diagnosed(buggy.CountNotRoundedDown, case).ids
-    expected = result_of(reference.expect(case))
-    crashed = diagnose(Case.from_json(case), expected, AnswerKind.CRASHED, SPEC, SEED)
+    typed = Case.from_json(case)
+    expected = reference.expect(typed, SPEC)
+    crashed = diagnose(typed, expected, AnswerKind.CRASHED, SPEC, SEED)
     assert "DataCopy:count-not-rounded-down" in crashed.ids and "DataCopy:count-rounded-up" in crashed.ids
-    assert not diagnose(Case.from_json(case), expected, AnswerKind.TIMEOUT, SPEC, SEED)
+    assert not diagnose(typed, expected, AnswerKind.TIMEOUT, SPEC, SEED)
 
 
 def test_a_missed_rejection_is_explained_by_the_bug_that_makes_the_call_legal() -> None:
     below = make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 8},
                       {"GM": bytes(range(1, 65)), "UB": bytes(64)})   # 16 B: less than one 32-B unit
-    assert reference.expect(below)["status"] == "rejected"
+    assert reference.expect(Case.from_json(below), SPEC).status is ResultStatus.REJECTED
     diagnosis = diagnosed(buggy.CountNotRoundedDown, below)
     assert "DataCopy:count-not-rounded-down" in diagnosis.ids and "no-op" not in diagnosis.ids
     assert diagnosed(buggy.AcceptsEverything, CASES["illegal"]).ids == {"no-op"}   # nothing moved: no check lacking
@@ -143,11 +144,12 @@ def test_a_missed_rejection_is_explained_by_the_bug_that_makes_the_call_legal() 
 
 def test_an_answer_that_changed_the_source_is_explained_by_no_hypothesis() -> None:
     """No bug class writes the source: a target that did is no copy misread, whatever else it did."""
-    case = CASES["multi-burst"]
-    expected = result_of(reference.expect(case))
-    with open_target("python:tests.fixtures.buggy.targets:DataCopyDstGapIgnored") as target:
-        answer = result_of(target.execute(case).result)
-    assert "DataCopy.dstGap:read-as-0" in diagnose(Case.from_json(case), expected, answer, SPEC, SEED).ids
+    case = Case.from_json(CASES["multi-burst"])
+    expected = reference.expect(case, SPEC)
+    with open_target("python:tests.fixtures.buggy.targets:DataCopyDstGapIgnored", SPEC) as target:
+        answer = target.execute(case).result
+    assert answer is not None and answer.memory is not None
+    assert "DataCopy.dstGap:read-as-0" in diagnose(case, expected, answer, SPEC, SEED).ids
     source = answer.memory["GM"]
     touched = Result.ok({**answer.memory, "GM": replace(source, data=bytes([source.data[0] ^ 1]) + source.data[1:])})
-    assert not diagnose(Case.from_json(case), expected, touched, SPEC, SEED)
+    assert not diagnose(case, expected, touched, SPEC, SEED)

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from ascendc_conformance.format.fill import recording, splitmix64_bytes, without_nan_halves
 from ascendc_conformance.strategies.legal import legal_cases, select_paths
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.sample import draw
+
+SPEC = load_spec()
 
 MASK = 2**64 - 1
 
@@ -60,19 +63,20 @@ def test_half_nans_become_infinities_at_even_absolute_addresses(address: int) ->
 
 def test_the_strategies_fill_regions_by_the_recipe_recorded_in_a_pack_build() -> None:
     with recording() as recipes:
-        cases = draw(legal_cases(select_paths(products=["atlas-a2"], apis=["DataCopy"])), 10, seed=3)
-        fills = [(region, recipes.of(region["data"])) for case in cases for region in case["memory"].values()]
+        cases = draw(legal_cases(SPEC, select_paths(SPEC, products=["atlas-a2"], apis=["DataCopy"])), 10, seed=3,
+                     keep=lambda case: case)
+        fills = [(region, recipes.of(region.data)) for case in cases for region in case.memory.values()]
     for region, fill in fills:
-        assert type(region["data"]) is str and fill.size == len(base64.b64decode(region["data"]))
-        assert base64.b64decode(region["data"]) == fill.bytes_at(region["address"]).tobytes()
-    assert not any(fill.half_nan_to_inf for _, fill in fills)
-    assert recipes.of("".join(["A", "A=="])) is None   # a text it did not make
+        assert fill is not None and type(region.data) is bytes and fill.size == len(region.data)
+        assert region.data == fill.bytes_at(region.address).tobytes()
+    assert not any(fill.half_nan_to_inf for _, fill in fills if fill is not None)
+    assert recipes.of(bytes(4)) is None   # bytes it did not make
 
 
 def test_a_converting_copy_from_half_has_its_source_region_fixed() -> None:
-    [path] = [p for p in select_paths(products=["atlas-a2"], apis=["DataCopy"]) if p.label.endswith("half->float")]
+    [path] = [p for p in select_paths(SPEC, products=["atlas-a2"], apis=["DataCopy"]) if p.label.endswith("half->float")]
     with recording() as recipes:
-        cases = draw(legal_cases([path]), 5, seed=3)
-        fixes = [{name: recipes.of(region["data"]).half_nan_to_inf for name, region in case["memory"].items()}
+        cases = draw(legal_cases(SPEC, [path]), 5, seed=3, keep=lambda case: case)
+        fixes = [{name: getattr(recipes.of(region.data), "half_nan_to_inf", None) for name, region in case.memory.items()}
                  for case in cases]
     assert fixes == [{"L1": True, "BT": False}] * len(cases)   # C1 is L1, C2 the bias table

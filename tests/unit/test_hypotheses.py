@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ascendc_conformance.format.case import Case
-from ascendc_conformance.reference import bits
+from ascendc_conformance.reference import bit_witness
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.hypotheses import FieldMisread, FieldRead, catalogue, hypothesis, shows
@@ -44,10 +44,10 @@ def test_every_field_gets_every_generic_misread_below_its_c_width(api: str) -> N
     found = ids(api)
     for hypo in catalogue(SPEC, api):
         if isinstance(hypo, FieldMisread):
-            assert hypo.field.members and all(bits.MEMBER not in m or hypo.field.name.endswith(m.partition(".")[2])
+            assert hypo.field.members and all(bit_witness.MEMBER not in m or hypo.field.name.endswith(m.partition(".")[2])
                                               for m in hypo.field.members)
     fields = {h.field.name: h.field for h in catalogue(SPEC, api) if isinstance(h, FieldMisread)}
-    tracked = {t.name for t in bits.fields(SPEC, api)}
+    tracked = {t.name for t in bit_witness.fields(SPEC, api)}
     assert {m for f in fields.values() for m in f.members} == tracked
     for name, field in fields.items():
         assert f"{api}.{name}:read-as-0" in found

@@ -7,6 +7,7 @@ import pytest
 
 from ascendc_conformance.format.results import Cause
 from ascendc_conformance.judge.misread import Misread
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets import open_target
 from tests.e2e.test_buggy_catalogue import CASES, verdict_of
 
@@ -22,23 +23,23 @@ BUGGY = "python:tests.fixtures.buggy.targets:"
     ("LoadDataSimulatorTopBits", "stride-32768-gm", "srcStride read as 0"),
 ])
 def test_a_wrong_copy_one_misread_explains_is_named_by_it(bug: str, case: str, label: str) -> None:
-    with open_target(BUGGY + bug) as target:
+    with open_target(BUGGY + bug, load_spec()) as target:
         verdict = verdict_of(target, CASES[case])
     assert verdict.outcome == "fail" and verdict.misread is not None, verdict.describe()
     assert verdict.misread.label == label and label.split()[-3 if "dropped" in label else 0] in verdict.message
-    assert Cause.of(verdict.outcome, {"api": CASES[case]["api"]}, verdict.diff, misread=verdict.misread.label).misread == label
+    assert Cause.of(verdict.outcome, {"api": CASES[case]["api"]}, verdict.diff and verdict.diff.to_json(), misread=verdict.misread.label).misread == label
 
 
 @pytest.mark.parametrize("bug, case", [("HalfToFloatRaw", "half-to-float"), ("StrayWrite", "multi-burst"),
                                        ("GmAddressIn32Bits", "gm-dst-at-4-gib")])
 def test_a_wrong_copy_no_misread_explains_names_none(bug: str, case: str) -> None:
-    with open_target(BUGGY + bug) as target:
+    with open_target(BUGGY + bug, load_spec()) as target:
         verdict = verdict_of(target, CASES[case])
     assert verdict.outcome == "fail" and verdict.misread is None, verdict.describe()
 
 
 def test_a_right_copy_names_no_misread() -> None:
-    with open_target("reference") as target:
+    with open_target("reference", load_spec()) as target:
         verdict = verdict_of(target, CASES["stride-32768-gm"])
     assert verdict.outcome == "pass" and verdict.misread is None
 

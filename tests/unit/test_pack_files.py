@@ -3,7 +3,6 @@ result is made from the pack alone, that a pack's case is judged as a profile ru
 that a changed pack is refused naming the file, and what lies beyond a target's declared limits."""
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
 import json
@@ -15,13 +14,13 @@ import pytest
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, digested, open_pack, verify_pack
 from ascendc_conformance.judge.packed import judge_packed
 from ascendc_conformance.judge.verdict import RuleNaming, judge
 from ascendc_conformance.runner.pack_build import BuildSettings, build
-from ascendc_conformance.runner.session import PACKED_KINDS, RunSession, RunSettings
+from ascendc_conformance.runner.selection import PACKED_KINDS, Selection
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.limits import beyond
@@ -34,7 +33,7 @@ READINGS = [SPEC.reading([]), SPEC.reading(["devkit"]), SPEC.reading(["D13=desti
 
 @pytest.fixture(scope="module")
 def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
-    return build(SELECTION, tmp_path_factory.mktemp("packs") / "pack")
+    return build(SELECTION, SPEC, tmp_path_factory.mktemp("packs") / "pack")
 
 
 def cases_of(pack: Pack):
@@ -42,9 +41,8 @@ def cases_of(pack: Pack):
 
 
 def test_a_pack_holds_every_test_of_the_run_but_the_limit_tests(pack: Pack) -> None:
-    session = RunSession(RunSettings(target="reference", products=SELECTION.products, apis=SELECTION.apis,
-                                     profile=SELECTION.profile))
-    assert list(pack.tests) == [test_id for test_id, _, _ in session.tests(*PACKED_KINDS)]
+    selection = Selection(SPEC, SELECTION.products, SELECTION.apis, profile=SELECTION.profile)
+    assert list(pack.tests) == [test_id for test_id, _, _ in selection.tests(*PACKED_KINDS)]
     counts = pack.manifest["counts"]
     assert counts["cases"] == sum(test.cases for test in pack.tests.values()) == len(cases_of(pack)) > 0
     assert {kind for kind in counts["per_kind"]} == {"smoke", "legal", "illegal", "boundary"}
@@ -61,9 +59,9 @@ def test_the_pack_id_is_the_digest_of_the_manifest_which_lists_every_file(pack: 
 
 def test_the_same_build_gives_the_same_pack(tmp_path: Path) -> None:
     settings = BuildSettings(profile="quick", seed=11, products=("atlas-a3",), apis=("DataCopyNz2Nd",))
-    first, second = build(settings, tmp_path / "one"), build(settings, tmp_path / "two")
+    first, second = build(settings, SPEC, tmp_path / "one"), build(settings, SPEC, tmp_path / "two")
     assert first.pack_id == second.pack_id
-    assert build(replace(settings, seed=12), tmp_path / "three").pack_id != first.pack_id
+    assert build(replace(settings, seed=12), SPEC, tmp_path / "three").pack_id != first.pack_id
 
 
 def test_every_case_and_expected_result_comes_from_the_pack_alone(pack: Pack) -> None:
@@ -71,28 +69,28 @@ def test_every_case_and_expected_result_comes_from_the_pack_alone(pack: Pack) ->
     every reading the pack stores, are the reference's (regions by their SHA-256)."""
     for test_id, packed in cases_of(pack):
         case = packed.materialize()
-        Case.from_json(case)
-        assert case["id"].startswith(f"{test_id}#")
+        Case.from_json(case.to_json())
+        assert case.id is not None and case.id.startswith(f"{test_id}#")
         for choices, stored in packed.expected:
-            result = reference.expect(case, reading=SPEC.reading([f"{p}={a}" for p, a in choices.items()]))
-            assert digested(result) == stored, (case["id"], dict(choices))
+            result = reference.expect(case, SPEC, reading=SPEC.reading([f"{p}={a}" for p, a in choices.items()]))
+            assert digested(result) == stored, (case.id, dict(choices))
     assert any(packed.points for _, packed in cases_of(pack))   # disputed discriminators with their readings
 
 
-def answers_to(case: dict, reading) -> list[Answer]:
+def answers_to(case: Case, reading) -> list[Answer]:
     """What targets may answer: the reference under the seed and under `reading`, a byte changed, a
     rejection, an acceptance that changes nothing."""
-    right = [reference.expect(case), reference.expect(case, reading=reading)]
-    answers = [Answer(kind=AnswerKind.RESULT, result=result) for result in right if result["status"] in ("ok", "rejected")]
-    ok = next((result for result in right if result["status"] == "ok"), None)
-    if ok is not None:
-        name, region = next(iter(ok["memory"].items()))
-        data = bytearray(base64.b64decode(region["data"]))
+    right = [reference.expect(case, SPEC), reference.expect(case, SPEC, reading=reading)]
+    answers = [Answer(kind=AnswerKind.RESULT, result=result) for result in right if result.status in ("ok", "rejected")]
+    ok = next((result for result in right if result.status == "ok"), None)
+    if ok is not None and ok.memory is not None:
+        name, region = next(iter(ok.memory.items()))
+        data = bytearray(region.data)
         data[len(data) // 2] ^= 0xFF
-        changed = {**ok["memory"], name: {**region, "data": base64.b64encode(bytes(data)).decode()}}
-        answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": changed}))
-    answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "rejected", "rules": ["DataCopy-blockCount-max"]}))
-    answers.append(Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}))
+        changed = {**ok.memory, name: Region(region.address, bytes(data))}
+        answers.append(Answer(kind=AnswerKind.RESULT, result=Result.ok(changed)))
+    answers.append(Answer(kind=AnswerKind.RESULT, result=Result.rejected(("DataCopy-blockCount-max",), "")))
+    answers.append(Answer(kind=AnswerKind.RESULT, result=Result.ok(case.memory)))
     answers.append(Answer(kind=AnswerKind.TIMEOUT, message="no answer"))
     return answers
 
@@ -105,15 +103,15 @@ def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack) -> None:
     for packed in chosen:
         case = packed.materialize()
         for reading in READINGS:
-            expected, others = reference.expect_readings(case, reading)
-            if expected["status"] not in ("ok", "rejected"):
+            expected, others = reference.expect_readings(case, SPEC, reading)
+            if expected.status not in ("ok", "rejected"):
                 continue
             for answer in answers_to(case, reading):
                 verdict, judged = judge_packed(packed, case, answer, HELLO, reading=reading,
                                                rule_naming=RuleNaming.KNOWN, spec=SPEC)
                 plain = judge(case, expected, answer, HELLO, reading=reading, others=others, spec=SPEC)
                 assert (verdict.outcome, verdict.message, verdict.diff, dict(verdict.points), verdict.followed) == \
-                    (plain.outcome, plain.message, plain.diff, dict(plain.points), plain.followed), case["id"]
+                    (plain.outcome, plain.message, plain.diff, dict(plain.points), plain.followed), case.id
                 assert verdict.actual == plain.actual
                 if verdict.is_failure:
                     assert judged == expected
@@ -177,11 +175,11 @@ def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, t
         verify_pack(copy)
 
 
-def datacopy_case(**params) -> tuple[dict, PathContext]:
+def datacopy_case(dst_address: int = 96, **params) -> tuple[Case, PathContext]:
     ctx = PathContext.make(SPEC, "atlas-a2", "DataCopy", "GM", "VECIN", "half", "half", "params")
-    case = {"params": {"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **params},
-            "src": {"position": "GM", "dtype": "half", "address": 64}, "dst": {"position": "VECIN", "dtype": "half",
-                                                                            "address": 96}}
+    case = Case(api="DataCopy", product="atlas-a2", src=Operand("GM", "half", 64),
+                dst=Operand("VECIN", "half", dst_address), memory={},
+                params={"blockCount": 2, "blockLen": 1, "srcGap": 0, "dstGap": 0, **params})
     return case, ctx
 
 
@@ -192,5 +190,5 @@ def test_what_lies_beyond_a_targets_declared_limits() -> None:
     assert beyond(case, ctx, maximum, exempt=frozenset({"blockCount"})) is None   # a fault's own faulty value
     aligned = Limits(alignments=(DeclaredAlignment(64, memory="UB"),))
     assert "dst address 0x60 is not 64-B aligned" in beyond(case, ctx, aligned)
-    case["dst"]["address"] = 97   # misaligned against the spec itself: a misalignment fault's point
+    case, _ = datacopy_case(dst_address=97, blockCount=300)   # misaligned against the spec itself: a misalignment fault's point
     assert beyond(case, ctx, aligned) is None and beyond(case, ctx, Limits()) is None

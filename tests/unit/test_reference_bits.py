@@ -1,22 +1,22 @@
-"""reference.bits: the bits a run tracks per field, and which bits a legal call witnesses (set, and cleared to
+"""reference.bit_witness: the bits a run tracks per field, and which bits a legal call witnesses (set, and cleared to
 another legal call that moves other bytes)."""
 from __future__ import annotations
 
 import pytest
 
-from ascendc_conformance.reference import bits
-from ascendc_conformance.reference.codec import parse_case
-from ascendc_conformance.reference.index import default_spec
+from ascendc_conformance.reference import bit_witness as bits
+from ascendc_conformance.format.case import Case
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from tests.helpers.casebuild import make_case, sentinel
 
-SPEC = default_spec()
+SPEC = load_spec()
 LOADDATA = {"startIndex": 0, "repeatTimes": 2, "srcStride": 1, "sid": 0, "dstGap": 0, "ifTranspose": False,
             "addrMode": 0}
 
 
 def _witnesses(case: dict) -> dict[str, tuple[int, ...]]:
-    return bits.witnesses(parse_case(case), SPEC)
+    return bits.witnesses(Case.from_json(case), SPEC)
 
 
 def _datacopy(dtype: str, params: dict) -> dict:

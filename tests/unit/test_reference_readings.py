@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ascendc_conformance import reference
 from ascendc_conformance.spec.loader import load_spec
-from tests.helpers.casebuild import make_case, region_bytes, sentinel
+from tests.helpers.casebuild import expect_json, make_case, region_bytes, sentinel
 
 SPEC = load_spec()
 L1, DST = sentinel(2048, 21), sentinel(2048, 22)
 
 
 def under(case: dict, *words: str) -> dict:
-    return reference.expect(case, reading=SPEC.reading(words))
+    return expect_json(case, reading=SPEC.reading(words))
 
 
 def moved(dst: bytes, src: bytes, *pieces: tuple[int, int, int]) -> bytes:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from ascendc_conformance import reference
+from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.outcome import Outcome
@@ -22,15 +24,15 @@ def saved_case() -> dict:
 
 
 def saved_file(directory: Path) -> Path:
-    case = saved_case()
-    expected = reference.expect(case)
-    return replay.save(directory, "test_legal[atlas-a2-DataCopy-GM->VECIN-half]", case, expected, {"status": "ok"},
+    case = Case.from_json(saved_case())
+    expected = reference.expect(case, load_spec())
+    return replay.save(directory, "test_legal[atlas-a2-DataCopy-GM->VECIN-half]", case, expected, Result(ResultStatus.OK),
                        {"outcome": "fail", "message": "memory differs", "reading": "seed"}, "reference")
 
 
 def test_a_saved_file_loads_back(tmp_path: Path) -> None:
     loaded = replay.load(saved_file(tmp_path))
-    assert loaded == replay.Replay(case=saved_case(), test_id="test_legal[atlas-a2-DataCopy-GM->VECIN-half]",
+    assert loaded == replay.Replay(case=Case.from_json(saved_case()), test_id="test_legal[atlas-a2-DataCopy-GM->VECIN-half]",
                                    outcome=Outcome.FAIL, reading="seed")
 
 

@@ -138,7 +138,7 @@ def report_dir(tmp_path: Path) -> Path:
 
 
 def test_write_all_writes_the_four_formats(report_dir: Path) -> None:
-    written = write_all(report_dir)
+    written = write_all(report_dir, spec=SPEC)
     assert set(written) == set(FORMATS)
     for fmt, path in written.items():
         assert path == report_dir / FORMATS[fmt] and path.stat().st_size > 0
@@ -146,7 +146,7 @@ def test_write_all_writes_the_four_formats(report_dir: Path) -> None:
 
 
 def test_report_json_validates_against_the_schema(report_dir: Path) -> None:
-    doc = json.loads(write_all(report_dir)["json"].read_text())
+    doc = json.loads(write_all(report_dir, spec=SPEC)["json"].read_text())
     schema = json.loads(SCHEMA_FILE.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(doc)
@@ -255,7 +255,7 @@ def test_rule_reasons_after_an_early_stop_and_a_complete_run(tmp_path: Path) -> 
 
 
 def test_junit_has_one_testcase_per_test_with_failures(report_dir: Path) -> None:
-    root = ET.parse(write_all(report_dir)["junit"]).getroot()
+    root = ET.parse(write_all(report_dir, spec=SPEC)["junit"]).getroot()
     cases = root.findall(".//testcase")
     assert sorted(c.get("name") for c in cases) == sorted(t["test_id"] for t in standard_tests())
     by_name = {c.get("name"): c for c in cases}
@@ -279,13 +279,13 @@ def test_junit_has_one_testcase_per_test_with_failures(report_dir: Path) -> None
 def test_junit_survives_control_characters(tmp_path: Path) -> None:
     tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", "half", "crashed", counts={"crashed": 1},
                    message="crashed\x00 with \x1b[31mcolour\x1b[0m & <tags> \"quotes\"")]
-    text = render("junit", load_results(write_results(tmp_path / "r", tests)))
+    text = render("junit", load_results(write_results(tmp_path / "r", tests)), spec=SPEC)
     error = ET.fromstring(text.encode()).find(".//error")
     assert "& <tags> \"quotes\"" in error.text and "\x00" not in error.text
 
 
 def test_markdown_has_the_sections(report_dir: Path) -> None:
-    text = write_all(report_dir)["md"].read_text()
+    text = write_all(report_dir, spec=SPEC)["md"].read_text()
     headings = ("## Certification", "## Verdict totals", "## Failures by cause", "## Coverage per product", "## Rules",
                 "## Disputed points", "## Failing tests", "## Waivers")
     assert [text.index(heading) for heading in headings] == sorted(text.index(heading) for heading in headings)
@@ -302,7 +302,7 @@ def test_markdown_has_the_sections(report_dir: Path) -> None:
 
 
 def test_html_is_self_contained_with_every_section(report_dir: Path) -> None:
-    html = write_all(report_dir)["html"].read_text()
+    html = write_all(report_dir, spec=SPEC)["html"].read_text()
     parser = Sections()
     parser.feed(html)
     for section in ("certification", "heatmap", "rules", "disputed", "failures", "waivers"):
@@ -329,7 +329,7 @@ def test_html_is_self_contained_with_every_section(report_dir: Path) -> None:
 def test_html_summary_on_top_and_failures_indexed(report_dir: Path) -> None:
     """The outcome banner and key figures open the page; the failures are indexed and anchored; rules and
     waivers carry ids; waivers that matched nothing are flagged."""
-    html = write_all(report_dir)["html"].read_text()
+    html = write_all(report_dir, spec=SPEC)["html"].read_text()
     parser = Sections()
     parser.feed(html)
     order = [html.index(f'<section id="{name}"') for name in ("certification", "heatmap", "failures", "rules",
@@ -352,7 +352,7 @@ def test_html_folds_failures_after_the_first_few(tmp_path: Path) -> None:
     dtypes = [d.name for d in SPEC.dtypes.values()][:FAILURES_OPEN + 2]
     tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", dtype, "fail", message=f"memory differs ({dtype})")
              for dtype in dtypes]
-    html = write_all(write_results(tmp_path / "r", tests, replays=False))["html"].read_text()
+    html = write_all(write_results(tmp_path / "r", tests, replays=False), spec=SPEC)["html"].read_text()
     assert html.count('<details class="failure"') == len(dtypes)
     assert html.count('<details class="failure" id="failure-') == len(dtypes)
     assert [f'id="failure-{n}" open' in html for n in (1, FAILURES_OPEN, FAILURES_OPEN + 1)] == [True, True, False]
@@ -362,7 +362,7 @@ def test_html_folds_failures_after_the_first_few(tmp_path: Path) -> None:
 def test_html_heatmap_puts_selected_products_first(tmp_path: Path) -> None:
     directory = write_results(tmp_path / "r", [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")],
                               products=["910B"], apis=["DataCopy"])
-    html = write_all(directory)["html"].read_text()
+    html = write_all(directory, spec=SPEC)["html"].read_text()
     parser = Sections()
     parser.feed(html)
     assert "heatmap-unselected" in parser.ids and "<details" in html
@@ -377,7 +377,7 @@ def test_heatmap_lists_products_not_selected(tmp_path: Path) -> None:
     directory = write_results(tmp_path / "r", [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")],
                               products=["atlas-a2"], apis=["DataCopy"])
     parser = Sections()
-    parser.feed(write_all(directory)["html"].read_text())
+    parser.feed(write_all(directory, spec=SPEC)["html"].read_text())
     heatmap = parser.section("heatmap")
     for product in SPEC.products:
         assert product.id in heatmap
@@ -476,7 +476,7 @@ def test_truncated_last_line_is_tolerated(tmp_path: Path) -> None:
     directory = write_results(tmp_path / "r", end=False, truncate=True)
     results = load_results(directory)
     assert len(results.tests) == len(standard_tests()) and results.killed
-    written = write_all(directory)
+    written = write_all(directory, spec=SPEC)
     validate_report(json.loads(written["json"].read_text()))
 
 
@@ -487,7 +487,7 @@ def test_static_fixture_of_a_killed_run(tmp_path: Path) -> None:
     assert [t.test_id for t in results.tests] == ["test_legal[atlas-a2-DataCopy-GM->VECIN-half]",
                                                   "test_illegal[DataCopy-srcGap-range:above]"]
     assert results.killed
-    doc = json.loads(write_all(directory)["json"].read_text())
+    doc = json.loads(write_all(directory, spec=SPEC)["json"].read_text())
     assert doc["certification"]["outcome"] == "incomplete" and not doc["certification"]["is_certification"]
 
 
@@ -591,7 +591,7 @@ def test_merging_two_shards(tmp_path: Path) -> None:
     assert [s.shard for s in merged.shards] == ["1/2", "2/2"] and not merged.missing_shards
     assert merged.exit_status == 1 and not merged.killed
     out = tmp_path / "merged"
-    written = write_all(out, merged)
+    written = write_all(out, merged, spec=SPEC)
     doc = json.loads(written["json"].read_text())
     validate_report(doc)
     assert {s["machine"]["node"] for s in doc["run"]["shards"]} == {"box-1", "box-2"}
@@ -747,7 +747,7 @@ def test_failures_are_grouped_by_cause_with_their_smallest_case(tmp_path: Path) 
         return legal("atlas-a2", "DataCopy", "GM->VECIN", dtype, "fail", counts={"fail": 1}, case=case,
                      diff={"runs_by_class": {diff_class: 1}, "total_runs": 1}, message="memory differs")
     tests = [failing("half", 9, "wrong-value"), failing("float", 2, "wrong-value"), failing("int8_t", 5, "permuted")]
-    document = build_document(load_results(write_results(tmp_path / "r", tests)))
+    document = build_document(load_results(write_results(tmp_path / "r", tests)), spec=SPEC)
     validate_report(document)
     groups = document["failure_groups"]
     assert [(g["cause"]["label"], g["count"]) for g in groups] == [
@@ -770,7 +770,7 @@ def test_rule_table_says_inseparable_and_counts_rejections_for_another_rule(tmp_
     assert rules["DataCopy-blockLen-max"].reason == "inseparable from Memory-capacity"
     assert not rules["DataCopy-blockLen-max"].covered
     assert rules["DataCopy-blockCount-max"].covered and rules["DataCopy-blockCount-max"].other_rule == 3
-    write_all(directory)
+    write_all(directory, spec=SPEC)
     report = json.loads((directory / "report.json").read_text())
     validate_report(report)
     row = next(r for r in report["coverage"]["rules"] if r["id"] == "DataCopy-blockLen-max")
@@ -788,7 +788,7 @@ def test_every_format_holds_the_bit_coverage_table(tmp_path: Path) -> None:
     write_results(tmp_path, [legal("atlas-a2", "DataCopy", "GM->VECIN", "half", bits=witnessed),
                              legal("atlas-a2", "DataCopy", "GM->VECIN", "float", bits={"DataCopy": {"blockLen": [3]}})],
                   products=["atlas-a2"], apis=["DataCopy"])
-    written = write_all(tmp_path)
+    written = write_all(tmp_path, spec=SPEC)
     document = json.loads(written["json"].read_text())
     validate_report(document)
     rows = {row["field"]: row for row in document["coverage"]["bits"]}
@@ -812,5 +812,5 @@ def test_a_results_file_without_bits_still_loads(tmp_path: Path) -> None:
     """`bits` is optional in a test record: a file written before it loads, its table witnesses nothing."""
     write_results(tmp_path, [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")],
                   products=["atlas-a2"], apis=["DataCopy"])
-    document = json.loads(write_all(tmp_path)["json"].read_text())
+    document = json.loads(write_all(tmp_path, spec=SPEC)["json"].read_text())
     assert all(row["effective"] == [] for row in document["coverage"]["bits"])

@@ -8,10 +8,11 @@ import json
 
 import numpy as np
 
-from ascendc_conformance import reference
-from ascendc_conformance.format.case import EXTENSIONS, SCHEMA_DIR, SPARSE_MEMORY
-from ascendc_conformance.judge.diff import diff_results
-from tests.helpers.casebuild import make_case, region, sentinel, unb64
+from ascendc_conformance.format.case import EXTENSIONS, SCHEMA_DIR, SPARSE_MEMORY, Case
+from ascendc_conformance.judge.diff import diff_case
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.targets.base import read_result
+from tests.helpers.casebuild import expect_json, make_case, region, sentinel, unb64
 from tests.oracle.loop_reading import loop_expect
 
 GAP = 40000                 # srcGap / dstGap in 32-B units: the second burst 1.28 MB after the first
@@ -49,17 +50,17 @@ def _ub_to_gm() -> dict:
 def test_a_sparse_source_moves_what_one_region_would():
     dense = _gm_to_ub()
     sparse = _sparse(dense, "GM", [(0, 160), (FAR, FAR + 160)])
-    expected = reference.expect(sparse)
+    expected = expect_json(sparse)
     assert expected["status"] == "ok"
-    assert expected["memory"]["UB"] == reference.expect(dense)["memory"]["UB"]
+    assert expected["memory"]["UB"] == expect_json(dense)["memory"]["UB"]
     assert expected["memory"] == loop_expect(sparse)["memory"]
 
 
 def test_a_sparse_destination_writes_into_each_region():
     dense = _ub_to_gm()
     sparse = _sparse(dense, "GM", [(0, 160), (FAR, FAR + 160)])
-    whole = unb64(reference.expect(dense)["memory"]["GM"]["data"])
-    expected = reference.expect(sparse)
+    whole = unb64(expect_json(dense)["memory"]["GM"]["data"])
+    expected = expect_json(sparse)
     assert unb64(expected["memory"]["GM"]["data"]) == whole[:160]
     assert unb64(expected["memory"]["GM#1"]["data"]) == whole[FAR:FAR + 160]
     assert expected["memory"] == loop_expect(sparse)["memory"]
@@ -67,7 +68,7 @@ def test_a_sparse_destination_writes_into_each_region():
 
 def test_a_burst_between_the_regions_breaks_the_bounds():
     sparse = _sparse(_gm_to_ub(), "GM", [(0, 160), (FAR + 80, FAR + 160)])   # the second burst starts at FAR + 64
-    result = reference.expect(sparse)
+    result = expect_json(sparse)
     assert result["status"] == "rejected" and result["rules"] == ["Memory-bounds"]
     assert f"src bytes [{FAR + 64}, {FAR + 66}) of GM lie in none of its regions" in result["message"]
 
@@ -75,7 +76,7 @@ def test_a_burst_between_the_regions_breaks_the_bounds():
 def test_without_the_bounds_only_the_touched_bytes_are_added():
     """What a target without the bounds check works on: zero regions over the bytes no region holds."""
     sparse = _sparse(_ub_to_gm(), "GM", [(0, 160), (FAR + 80, FAR + 160)])
-    result = reference.expect(sparse, ignore=frozenset({"Memory-bounds"}))
+    result = expect_json(sparse, ignore=frozenset({"Memory-bounds"}))
     added = {name: r for name, r in result["memory"].items() if name not in sparse["memory"]}
     assert [(r["address"], len(unb64(r["data"]))) for r in added.values()] == [(FAR + 64, 16)]
 
@@ -83,22 +84,23 @@ def test_without_the_bounds_only_the_touched_bytes_are_added():
 def test_further_regions_need_the_extension_and_must_not_overlap():
     sparse = _sparse(_gm_to_ub(), "GM", [(0, 160), (FAR, FAR + 160)])
     undeclared = {key: value for key, value in sparse.items() if key != "extensions"}
-    message = reference.expect(undeclared)["message"]
-    assert reference.expect(undeclared)["status"] == "error"
+    message = expect_json(undeclared)["message"]
+    assert expect_json(undeclared)["status"] == "error"
     assert "case.memory.GM#1" in message and SPARSE_MEMORY in message
     overlapping = _sparse(_gm_to_ub(), "GM", [(0, 160), (100, 200)])
-    assert "overlaps case.memory.GM" in reference.expect(overlapping)["message"]
+    assert "overlaps case.memory.GM" in expect_json(overlapping)["message"]
     badly_keyed = copy.deepcopy(sparse)
     badly_keyed["memory"]["GM#x"] = badly_keyed["memory"].pop("GM#1")
-    assert "GM#<n>" in reference.expect(badly_keyed)["message"]
+    assert "GM#<n>" in expect_json(badly_keyed)["message"]
 
 
 def test_a_diff_names_the_region_and_locates_the_burst():
     sparse = _sparse(_ub_to_gm(), "GM", [(0, 160), (FAR, FAR + 160)])
-    expected = reference.expect(sparse)
+    expected = expect_json(sparse)
     wrong = copy.deepcopy(expected)
     wrong["memory"]["GM#1"] = sparse["memory"]["GM#1"]   # the second burst never written
-    diff = diff_results(sparse, expected, wrong)
+    case = Case.from_json(sparse)
+    diff = diff_case(case, read_result(case, expected).memory, read_result(case, wrong).memory, load_spec())
     assert [(run.region, run.kind) for run in diff.runs] == [("GM#1", "left-expected-bytes-unwritten")]
     assert diff.runs[0].location.startswith("burst 1 (of 2)")
 

@@ -20,7 +20,9 @@ import pytest
 from ascendc_conformance.format.errors import ConformanceError, TargetSpecError, TargetStartError
 from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.targets import Answer, Hello, Target, open_target
-from ascendc_conformance.targets.base import validate_result
+from ascendc_conformance.format.case import Case, Result
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.targets.base import memory_problem
 from ascendc_conformance.targets.exec_target import ExecTarget
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,10 +38,13 @@ def fake_spec(script: str, *args: str) -> str:
     return "exec:" + shlex.join(fake_argv(script, *args))
 
 
-def make_case(tag: int = 0) -> dict:
+SPEC = load_spec()
+
+
+def make_case(tag: int = 0) -> Case:
     """A DataCopy GM -> VECIN case with a 64-byte GM and a 64-byte UB region."""
     gm = bytes((i * 7 + tag) % 256 for i in range(64))
-    return {
+    return Case.from_json({
         "case_format": 1,
         "api": "DataCopy",
         "product": "atlas-a2",
@@ -50,7 +55,7 @@ def make_case(tag: int = 0) -> dict:
             "GM": {"address": 0, "data": base64.b64encode(gm).decode()},
             "UB": {"address": 0, "data": base64.b64encode(bytes(64)).decode()},
         },
-    }
+    })
 
 
 def python_path(*dirs: Path) -> str:
@@ -58,8 +63,8 @@ def python_path(*dirs: Path) -> str:
     return os.pathsep.join([*map(str, dirs), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
-def echoed(case: dict) -> dict:
-    return {"status": "ok", "memory": case["memory"]}
+def echoed(case: Case) -> Result:
+    return Result.ok(case.memory)
 
 
 @pytest.fixture
@@ -68,7 +73,7 @@ def targets():
     opened: list[Target] = []
 
     def open_(spec: str, **kwargs) -> Target:
-        target = open_target(spec, **kwargs)
+        target = open_target(spec, SPEC, **kwargs)
         opened.append(target)
         return target
 
@@ -121,7 +126,7 @@ def test_unrestricted_hello_supports_everything(targets):
 
 
 def test_context_manager_stops_the_process():
-    with open_target(fake_spec("fake_echo.py"), timeout=TIMEOUT) as target:
+    with open_target(fake_spec("fake_echo.py"), SPEC, timeout=TIMEOUT) as target:
         popen = target._slots[0].process.popen
         assert target.execute(make_case()).kind is AnswerKind.RESULT
     assert popen.poll() is not None
@@ -180,12 +185,12 @@ def test_answers_out_of_order_are_matched_by_id(targets):
     cases = [make_case(i) for i in range(5)]
     answers = list(target.execute_many(cases))
     assert [case for case, _ in answers] == cases
-    assert [answer.result["memory"] for _, answer in answers] == [case["memory"] for case in cases]
-    assert any("answered before request" in answer.result.get("message", "") for _, answer in answers)
+    assert [answer.result.memory for _, answer in answers] == [case.memory for case in cases]
+    assert any("answered before request" in answer.result.message for _, answer in answers)
 
 
 def test_the_cases_are_shared_by_the_target_processes(targets):
-    target = open_target(fake_spec("fake_echo.py"), timeout=5, processes=3)
+    target = open_target(fake_spec("fake_echo.py"), SPEC, timeout=5, processes=3)
     try:
         cases = [make_case(i) for i in range(12)]
         assert [answer.result for _, answer in target.execute_many(cases)] == [echoed(case) for case in cases]
@@ -307,7 +312,7 @@ def test_endless_line_is_an_error_not_a_hang():
 )
 def test_failing_hello_raises_start_error_with_stderr(mode, expected):
     with pytest.raises(TargetStartError) as info:
-        open_target(fake_spec("fake_bad_hello.py", "--mode", mode), timeout=TIMEOUT, start_timeout=TIMEOUT)
+        open_target(fake_spec("fake_bad_hello.py", "--mode", mode), SPEC, timeout=TIMEOUT, start_timeout=TIMEOUT)
     assert expected in info.value.message
     assert f"failing hello with mode {mode}" in info.value.stderr_tail
     assert info.value.stderr_tail in str(info.value)
@@ -315,7 +320,7 @@ def test_failing_hello_raises_start_error_with_stderr(mode, expected):
 
 def test_missing_program_raises_start_error():
     with pytest.raises(TargetStartError, match="cannot start target"):
-        open_target("exec:/nonexistent/target-binary --flag")
+        open_target("exec:/nonexistent/target-binary --flag", SPEC)
 
 
 @pytest.mark.parametrize(
@@ -330,7 +335,7 @@ def test_missing_program_raises_start_error():
 )
 def test_bad_spec_raises_spec_error(spec, expected):
     with pytest.raises(TargetSpecError, match=expected):
-        open_target(spec)
+        open_target(spec, SPEC)
 
 
 def test_target_errors_are_conformance_errors():
@@ -363,8 +368,8 @@ def test_python_target_without_hello_gets_default_hello(targets):
 def test_python_target_object_attribute(targets):
     answer = targets("python:py_fakes:rejecting").execute(make_case())
     assert answer.kind is AnswerKind.RESULT
-    assert answer.result["status"] == "rejected"
-    assert answer.result["rules"] == ["DataCopy.blockLen.range"]
+    assert answer.result.status == "rejected"
+    assert answer.result.rules == ("DataCopy.blockLen.range",)
 
 
 @pytest.mark.usefixtures("fakes_on_path")
@@ -380,9 +385,9 @@ def test_python_target_exception_is_crashed_with_traceback(targets):
 @pytest.mark.usefixtures("fakes_on_path")
 def test_python_target_gets_a_copy_and_is_validated(targets):
     case = make_case()
-    before = json.loads(json.dumps(case))
+    before = case.to_json()
     answer = targets("python:py_fakes:Mutating").execute(case)
-    assert case == before
+    assert case.to_json() == before
     assert answer.kind is AnswerKind.ERROR
     assert answer.message == "answer memory lacks region(s) ['GM', 'UB'] of the case"
 
@@ -415,7 +420,7 @@ def test_a_python_answer_that_is_not_json_data_is_the_targets_error(targets, ans
 )
 def test_python_target_spec_problems(spec, error, expected):
     with pytest.raises(error, match=expected):
-        open_target(spec)
+        open_target(spec, SPEC)
 
 
 # --- serve: python objects over exec ---------------------------------------------
@@ -453,7 +458,7 @@ def test_serve_answers_malformed_requests_and_continues():
         json.dumps({"id": 8, "op": "execute"}),
         json.dumps({"id": 9, "op": "hello", "protocol": 2}),
         json.dumps({"id": 10, "op": "hello", "protocol": 1}),
-        json.dumps({"id": 11, "op": "execute", "case": make_case()}),
+        json.dumps({"id": 11, "op": "execute", "case": make_case().to_json()}),
     ]
     done = subprocess.run(
         [sys.executable, "-m", "ascendc_conformance.targets.serve", "python:py_fakes:Good"],
@@ -516,11 +521,11 @@ def test_reference_target_in_process_and_over_exec(targets, monkeypatch):
     assert local.kind is AnswerKind.RESULT, local.message
     assert remote.kind is AnswerKind.RESULT, remote.message
     assert local.result == remote.result
-    assert validate_result(case, local.result) is None
+    assert memory_problem(case, local.result.memory) is None
 
 
 def test_answer_is_immutable():
-    answer = Answer(kind=AnswerKind.RESULT, result={"status": "error", "message": "x"})
+    answer = Answer(kind=AnswerKind.RESULT, result=Result.error("x"))
     with pytest.raises(AttributeError):
         answer.kind = "error"  # type: ignore[misc]
 

@@ -1,22 +1,42 @@
 """Unit tests of ascendc_conformance.judge.verdict.judge, ascendc_conformance.judge.diff and reference.explain on hand-made cases."""
 from __future__ import annotations
 
-import base64
 import json
+from typing import Any
 
 import numpy as np
 import pytest
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import Case, Region
-from ascendc_conformance.judge.diff import CLASSES, diff_memory, diff_results, format_diff
+from ascendc_conformance.format.case import Case, Region, Result
+from ascendc_conformance.judge.diff import CLASSES, Diff, diff_case, diff_memory, format_diff
 from ascendc_conformance.targets import Answer, Hello
 from ascendc_conformance.format.answer import AnswerKind
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.judge.verdict import NamedRules, RuleNaming, Verdict, judge
-from ascendc_conformance.reference.explain import explain
+from ascendc_conformance.judge import verdict as judging
+from ascendc_conformance.judge.verdict import NamedRules, RuleNaming, Verdict
+from ascendc_conformance.reference import explain as explaining
 from ascendc_conformance.spec.loader import load_spec
-from tests.helpers.casebuild import make_case, region_bytes, sentinel
+from tests.helpers.casebuild import sentinel, typed_case as make_case
+
+SPEC = load_spec()
+
+
+def expect(case: Case, **options: Any) -> Result:
+    return reference.expect(case, SPEC, **options)
+
+
+def judge(case: Case, expected: Result, answer: Answer, hello: Hello, **options: Any) -> Verdict:
+    return judging.judge(case, expected, answer, hello, spec=SPEC, **options)
+
+
+def explain(case: Case) -> explaining.Explanation | None:
+    return explaining.explain(case, SPEC)
+
+
+def region_bytes(source: Case | Result, memory: str) -> bytes:
+    assert source.memory is not None
+    return source.memory[memory].data
 
 VALIDATING = Hello(name="t", validates=True, products=None, apis=None, raw={})
 NON_VALIDATING = Hello(name="nv", validates=False, products=None, apis=None, raw={})
@@ -27,35 +47,31 @@ def halves(first: int, last: int) -> bytes:
     return np.arange(first, last + 1, dtype="<f2").tobytes()
 
 
-def two_bursts(**params) -> dict:
+def two_bursts(**params) -> Case:
     """DataCopy GM -> VECIN half {2, 8, 0, 1} (E2): UB [256, 512) and [544, 800) written, [512, 544) a gap."""
     return make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
                      {"blockCount": 2, "blockLen": 8, "srcGap": 0, "dstGap": 1, **params},
                      {"GM": sentinel(64, 1) + halves(1, 256) + sentinel(64, 2), "UB": sentinel(1024, 3)})
 
 
-def ok_with(case: dict, expected: dict, **images: bytes) -> Answer:
+def ok_with(case: Case, expected: Result, **images: bytes) -> Answer:
     """An ok answer: the expected memory with some regions replaced by `images`."""
-    memory = {name: dict(region) for name, region in expected["memory"].items()}
-    for name, data in images.items():
-        memory[name]["data"] = base64.b64encode(data).decode()
-    return Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": memory})
+    assert expected.memory is not None
+    memory = {name: Region(region.address, images.get(name, region.data)) for name, region in expected.memory.items()}
+    return ok_memory(memory)
 
 
 def rejected(*rules: str, message: str = "") -> Answer:
-    result = {"status": "rejected", "rules": list(rules)}
-    if message:
-        result["message"] = message
-    return Answer(kind=AnswerKind.RESULT, result=result)
+    return Answer(kind=AnswerKind.RESULT, result=Result.rejected(rules, message))
 
 
-def run(case: dict, answer: Answer, hello: Hello = VALIDATING) -> Verdict:
-    return judge(case, reference.expect(case), answer, hello)
+def run(case: Case, answer: Answer, hello: Hello = VALIDATING) -> Verdict:
+    return judge(case, expect(case), answer, hello)
 
 
-def mutated(case: dict, region: str, edit) -> tuple[dict, Answer]:
+def mutated(case: Case, region: str, edit) -> tuple[Result, Answer]:
     """The expected result and an ok answer whose `region` is the expected image after `edit(bytearray)`."""
-    expected = reference.expect(case)
+    expected = expect(case)
     image = bytearray(region_bytes(expected, region))
     edit(image)
     return expected, ok_with(case, expected, **{region: bytes(image)})
@@ -65,7 +81,7 @@ def mutated(case: dict, region: str, edit) -> tuple[dict, Answer]:
 
 def test_pass_when_memory_matches() -> None:
     case = two_bursts()
-    expected = reference.expect(case)
+    expected = expect(case)
     verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=expected), VALIDATING)
     assert verdict.outcome == "pass" and not verdict.is_failure
     assert verdict.diff is None and verdict.depends_on == () and verdict.reading is None and not verdict.points
@@ -80,7 +96,7 @@ def test_fail_carries_a_diff() -> None:
     expected, answer = mutated(case, "UB", edit)
     verdict = judge(case, expected, answer, VALIDATING)
     assert verdict.outcome == "fail" and verdict.is_failure
-    assert verdict.diff["runs_by_class"] == {"wrong-value": 1}
+    assert verdict.diff is not None and verdict.diff.runs_by_class == {"wrong-value": 1}
     assert "burst 1 (of 2), element 28, byte 0" in verdict.message
     assert "wrong-value" in verdict.describe()
 
@@ -91,7 +107,7 @@ def test_false_reject_names_the_targets_rules() -> None:
     assert "My-rule" in verdict.message and "too many bursts" in verdict.message
 
 
-def illegal_case() -> dict:
+def illegal_case() -> Case:
     """dst VECIN at UB 16: breaks the documented DataCopy-dst-align-local rule (no dispute)."""
     return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 16),
                      {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
@@ -100,7 +116,7 @@ def illegal_case() -> dict:
 
 def test_missed_reject_names_our_rules_and_descriptions() -> None:
     case = illegal_case()
-    verdict = run(case, Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": case["memory"]}))
+    verdict = run(case, ok_memory(case.memory))
     assert verdict.outcome == "missed-reject" and verdict.is_failure
     assert "DataCopy-dst-align-local" in verdict.message
     assert "A local dst starts 32-B aligned." in verdict.message
@@ -130,7 +146,7 @@ def test_a_rejection_for_another_rule_is_wrong_rule_by_the_naming_policy(rules, 
     is judged on the rejection alone under every policy."""
     case, answer = illegal_case(), rejected(*rules)
     for policy, outcome in zip((RuleNaming.KNOWN, RuleNaming.STRICT, RuleNaming.LENIENT), outcomes):
-        verdict = judge(case, reference.expect(case), answer, VALIDATING, rule_naming=policy)
+        verdict = judge(case, expect(case), answer, VALIDATING, rule_naming=policy)
         assert verdict.outcome == outcome and verdict.is_failure is (outcome == "wrong-rule"), policy
         assert verdict.named_rule is named and verdict.other_rule is (named not in (None, NamedRules.BROKEN))
         if outcome == "wrong-rule":
@@ -146,8 +162,8 @@ def test_non_validating_target_is_never_judged_on_a_rejection() -> None:
 def test_unspecified_expectation_is_refused() -> None:
     case = make_case("DataCopy", "atlas-a2", ("VECIN", "half", 0), ("VECOUT", "half", 32),
                      {"blockCount": 1, "blockLen": 2, "srcGap": 0, "dstGap": 0}, {"UB": sentinel(256, 5)})
-    expected = reference.expect(case)
-    assert expected["status"] == "unspecified"
+    expected = expect(case)
+    assert expected.status == "unspecified"
     with pytest.raises(ValueError, match="unspecified"):
         judge(case, expected, rejected(), VALIDATING)
 
@@ -161,38 +177,35 @@ def test_answer_kinds_become_outcomes(kind: AnswerKind) -> None:
 
 
 def test_target_status_error_is_an_error() -> None:
-    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result={"status": "error", "message": "bad case"}))
+    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result=Result.error("bad case")))
     assert verdict.outcome == "error" and "bad case" in verdict.message
 
 
 def test_target_unspecified_on_a_legal_case_fails() -> None:
-    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result={"status": "unspecified", "rules": ["x"]}))
+    verdict = run(two_bursts(), Answer(kind=AnswerKind.RESULT, result=Result.unspecified(("x",), "")))
     assert verdict.outcome == "fail" and "'unspecified'" in verdict.message
 
 
-def training_gap_case() -> dict:
+def training_gap_case() -> Case:
     """LoadData2D on atlas-training with dstGap 1: depends on LoadData2D-dstGap-training-D24."""
     return make_case("LoadData2D", "atlas-training", ("A1", "half", 0), ("A2", "half", 0), {**NOP, "dstGap": 1},
                      {"L1": halves(1, 512), "L0A": sentinel(2048, 6)})
 
 
-SPEC = load_spec()
-
-
-def judged(case: dict, answer: Answer, *words: str, hello: Hello = VALIDATING) -> Verdict:
+def judged(case: Case, answer: Answer, *words: str, hello: Hello = VALIDATING) -> Verdict:
     """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does."""
     reading = SPEC.reading(words)
-    expected, others = reference.expect_readings(case, reading)
+    expected, others = reference.expect_readings(case, SPEC, reading)
     return judge(case, expected, answer, hello, reading=reading, others=others)
 
 
-def ok_memory(memory: dict) -> Answer:
-    return Answer(kind=AnswerKind.RESULT, result={"status": "ok", "memory": memory})
+def ok_memory(memory: Any) -> Answer:
+    return Answer(kind=AnswerKind.RESULT, result=Result.ok(memory))
 
 
 def test_matching_the_run_reading_on_a_disputed_case_passes() -> None:
     case = training_gap_case()
-    verdict = judged(case, ok_memory(reference.expect(case)["memory"]))
+    verdict = judged(case, ok_memory(expect(case).memory))
     assert verdict.outcome == "pass" and verdict.diff is None
     assert verdict.depends_on == ("LoadData2D-dstGap-training-D24",)
     assert verdict.reading == "seed" and dict(verdict.points) == {"D24": "seed"} and verdict.followed is None
@@ -230,8 +243,8 @@ def test_alternatives_a_case_cannot_tell_from_the_run_reading_count_for_it() -> 
     case = make_case("DataCopy", "atlas-a2", ("A1", "uint64_t", 0), ("C2PIPE2GM", "uint64_t", 2048),
                      {"blockCount": 1, "blockLen": 2, "srcGap": 0, "dstGap": 0},
                      {"L1": sentinel(512, 1), "FB": sentinel(2560, 2)})
-    assert reference.expect(case)["depends_on"] == ["Memory-capacity-D28"]
-    assert dict(judged(case, ok_memory(reference.expect(case)["memory"])).points) == {"D28": "seed"}
+    assert expect(case).depends_on == ("Memory-capacity-D28",)
+    assert dict(judged(case, ok_memory(expect(case).memory)).points) == {"D28": "seed"}
     assert dict(judged(case, rejected("Memory-capacity")).points) == {"D28": "vendor-constant"}
 
 
@@ -240,19 +253,19 @@ def test_matching_no_reading_fails_with_the_diff_against_the_run_reading() -> No
     expected, answer = mutated(case, "L0A", lambda image: image.__setitem__(slice(512, 1024), bytes(512)))
     verdict = judged(case, answer)
     assert verdict.outcome == "fail" and verdict.is_failure
-    assert verdict.diff["runs_by_class"] == {"wrong-value": 1}
+    assert verdict.diff is not None and verdict.diff.runs_by_class == {"wrong-value": 1}
     assert "matches none of the readings compared (seed, D24=must-be-zero" in verdict.message
     assert dict(verdict.points) == {"D24": "none"}
 
 
 def test_a_disputed_rejection_under_each_reading() -> None:
     case = two_bursts(blockCount=0)  # D1: blockCount 0 is illegal by default, a no-op under devkit
-    no_op = ok_memory(case["memory"])
+    no_op = ok_memory(case.memory)
     assert judged(case, rejected()).outcome == "pass"
     follows = judged(case, no_op)
     assert follows.outcome == "disputed" and follows.followed == "D1=devkit"
     writes, _ = mutated(two_bursts(), "UB", lambda image: None)   # the bytes of a blockCount-2 move
-    assert judged(case, ok_memory(writes["memory"])).outcome == "missed-reject"
+    assert judged(case, ok_memory(writes.memory)).outcome == "missed-reject"
     assert judged(case, no_op, "devkit").outcome == "pass"
     under_devkit = judged(case, rejected(), "devkit")   # devkit names D1: following the seed's D1 fails it
     assert under_devkit.outcome == "false-reject" and under_devkit.is_failure and under_devkit.reading == "devkit"
@@ -266,15 +279,15 @@ def test_half_bits_copied_unconverted_match_no_reading_of_d13() -> None:
     case = make_case("DataCopy", "atlas-a2", ("C1", "half", 0), ("C2", "float", 0),
                      {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
                      {"L1": halves(1, 128), "BT": sentinel(256, 10)})
-    raw = bytearray(region_bytes(reference.expect(case), "BT"))
+    raw = bytearray(region_bytes(expect(case), "BT"))
     raw[:64] = halves(1, 32)
-    answer = ok_with(case, reference.expect(case), BT=bytes(raw))
+    answer = ok_with(case, expect(case), BT=bytes(raw))
     for words in ((), ("D13=destination-bytes",)):
         verdict = judged(case, answer, *words)
         assert verdict.outcome == "fail" and dict(verdict.points) == {"D13": "none"}, verdict.describe()
-    converted = reference.expect(case, reading=SPEC.reading(["D13=destination-bytes"]))
-    assert judged(case, ok_memory(converted["memory"]), "D13=destination-bytes").outcome == "pass"
-    assert judged(case, ok_memory(converted["memory"])).followed == "D13=destination-bytes"
+    converted = expect(case, reading=SPEC.reading(["D13=destination-bytes"]))
+    assert judged(case, ok_memory(converted.memory), "D13=destination-bytes").outcome == "pass"
+    assert judged(case, ok_memory(converted.memory)).followed == "D13=destination-bytes"
 
 
 def test_crash_on_a_disputed_case_stays_a_crash() -> None:
@@ -287,19 +300,20 @@ def test_verdict_json_and_failure_kinds() -> None:
     expected, answer = mutated(case, "UB", lambda image: image.__setitem__(520, image[520] ^ 1))
     data = judge(case, expected, answer, VALIDATING).to_json()
     assert json.loads(json.dumps(data))["outcome"] == "fail"
-    assert set(data) >= {"outcome", "message", "expected", "actual", "diff", "depends_on"}
+    assert set(data) >= {"outcome", "message", "diff", "depends_on"}
     assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "wrong-rule", "false-reject", "error",
                                                     "timeout", "crashed"}
     for outcome in set(Outcome) - {Outcome.SKIPPED}:
-        assert Verdict(outcome=outcome, message="", expected={}).is_failure == outcome.is_failure
+        assert Verdict(outcome=outcome, message="", expected=None).is_failure == outcome.is_failure
     with pytest.raises(ValueError):
-        Verdict(outcome="maybe", message="", expected={})
+        Verdict(outcome="maybe", message="", expected=None)  # type: ignore[arg-type]
 
 
 # --- diff classes ------------------------------------------------------------------------------------
 
-def diff_of(case: dict, expected: dict, answer: Answer):
-    return diff_results(case, expected, answer.result)
+def diff_of(case: Case, expected: Result, answer: Answer, **options: Any) -> Diff:
+    assert expected.memory is not None and answer.result is not None and answer.result.memory is not None
+    return diff_case(case, expected.memory, answer.result.memory, SPEC, **options)
 
 
 def test_wrote_outside_expected_area() -> None:
@@ -316,7 +330,7 @@ def test_bytes_put_in_the_wrong_place_say_where_they_belong() -> None:
     """dstGap ignored: burst 1 lands in the gap, 32 B early. The diff says so in words; a byte that was merely
     spoilt (no copy of the call's bytes) gets no such words."""
     case = two_bursts()
-    expected = reference.expect(case)
+    expected = expect(case)
     image = region_bytes(expected, "UB")
     early = image[:512] + image[544:800] + image[768:]   # burst 1 moved to where the gap is (UB 256 + 256)
     answer = ok_with(case, expected, UB=early)
@@ -371,7 +385,7 @@ def test_permuted_within_one_run_beside_other_damage() -> None:
 
 def test_other_regions_and_json_and_rendering() -> None:
     case = two_bursts()
-    expected = reference.expect(case)
+    expected = expect(case)
     gm = bytearray(region_bytes(expected, "GM"))
     gm[100] ^= 0xFF
     ub = bytearray(region_bytes(expected, "UB"))
@@ -386,12 +400,12 @@ def test_other_regions_and_json_and_rendering() -> None:
     assert text.splitlines()[0].startswith("26 differing bytes in 26 runs")
     assert len(text.splitlines()) == 1 + 20 + 1 and text.endswith("… 6 more")
     assert format_diff(data) == text
-    small = diff_results(case, expected, ok_with(case, expected, GM=bytes(gm), UB=bytes(ub)).result, max_runs=5)
+    small = diff_of(case, expected, ok_with(case, expected, GM=bytes(gm), UB=bytes(ub)), max_runs=5)
     assert len(small.runs) == 5 and small.total_runs == 26 and small.to_json()["truncated"] is True
 
 
 def test_no_difference_and_mismatched_regions() -> None:
-    case = Case.from_json(two_bursts())
+    case = two_bursts()
     assert not diff_memory(case.memory, case.memory, case.memory)
     assert format_diff(diff_memory(case.memory, case.memory, case.memory)) == "memory matches"
     short = {**case.memory, "UB": Region(0, b"\0")}
@@ -400,8 +414,9 @@ def test_no_difference_and_mismatched_regions() -> None:
 
 
 def test_without_explanation_everything_is_outside() -> None:
-    case = Case.from_json(two_bursts())
-    expected = Case.from_json({**two_bursts(), "memory": reference.expect(two_bursts())["memory"]}).memory
+    case = two_bursts()
+    expected = expect(case).memory
+    assert expected is not None
     diff = diff_memory(case.memory, expected, case.memory)
     assert diff.classes == ("wrote-outside-expected-area",) and all(r.location == "" for r in diff.runs)
     assert set(CLASSES) >= set(diff.bytes_by_class)
@@ -452,7 +467,7 @@ def test_locate_loaddata_plain_uses_32_byte_rows() -> None:
     assert explain(case).locate(512 + 32 * 2 + 5) == "repeat 1 (fractal slot 1), element (r 2, c 5)"
 
 
-def slice_case(dims: int) -> dict:
+def slice_case(dims: int) -> Case:
     src = [{"startIndex": 16, "endIndex": 70, "stride": 7, "burstLen": 3, "shapeValue": 87},
            {"startIndex": 0, "endIndex": 2, "stride": 1, "burstLen": 1, "shapeValue": 3},
            {"startIndex": 0, "endIndex": 1, "stride": 0, "burstLen": 1, "shapeValue": 2}]
@@ -474,7 +489,7 @@ def test_following_another_reading_of_a_point_the_run_names_fails() -> None:
     """--reading D24=must-be-zero certifies that reading of D24: the seed's answer (dstGap ignored) fails it,
     while under the seed reading the must-be-zero rejection is only disputed (above)."""
     case = training_gap_case()
-    seed_answer = ok_memory(reference.expect(case)["memory"])
+    seed_answer = ok_memory(expect(case).memory)
     verdict = judged(case, seed_answer, "D24=must-be-zero")
     assert verdict.outcome == "missed-reject" and verdict.is_failure and verdict.followed == "seed"
     assert "but this run certifies D24=must-be-zero" in verdict.message

@@ -2,7 +2,7 @@
 
 A verb module exposes ``register(subparsers) -> None``: it adds its parser to the argparse
 sub-parsers of the top-level command and sets ``func`` (``func(args) -> int``, the exit code) with
-``parser.set_defaults(func=...)``. conformance/cli.py imports every module named in its ``COMMANDS``
+``parser.set_defaults(func=...)``. conformance/cli/main.py imports every module named in its ``COMMANDS``
 tuple, so a new verb is one new module here plus one line there.
 
 Conventions shared by the verbs (helpers below):
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
 from ascendc_conformance.format.errors import ConformanceError
-from ascendc_conformance.spec import loader
-from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.loader import load_spec, read_spec
+from ascendc_conformance.spec.model import Spec
 
 
 def add_verb_parser(subparsers: Any, name: str, *, help: str, description: str,
@@ -59,14 +59,8 @@ def spec_files_in(directory: str | Path) -> list[Path]:
     return files
 
 
-def load_spec_uncached(files: Iterable[str | Path]):
-    """Load and validate spec files, bypassing spec.loader's cache (files may change in one process)."""
-    chosen = tuple(sorted(Path(f).resolve() for f in files))
-    return loader._load_cached.__wrapped__(chosen)
-
-
-def load_spec_from(spec_dir: str | Path | None):
-    """The packaged spec (cached), or the full spec found in `spec_dir` (uncached)."""
+def load_spec_from(spec_dir: str | Path | None) -> Spec:
+    """The packaged spec (cached), or the full spec found in `spec_dir` (read now)."""
     if spec_dir is None:
         return load_spec()
-    return load_spec_uncached(spec_files_in(spec_dir))
+    return read_spec(spec_files_in(spec_dir))

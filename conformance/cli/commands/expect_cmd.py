@@ -10,11 +10,13 @@ from typing import Any, Callable, TextIO
 
 from ascendc_conformance.cli.commands import add_verb_parser, write_json
 from ascendc_conformance.format import bounded
-from ascendc_conformance.format.case import ResultStatus
-from ascendc_conformance.format.errors import ConformanceError, ReadingError
+from ascendc_conformance.format.bounded import clip
+from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
+from ascendc_conformance.format.errors import CaseError, ConformanceError, ReadingError
 from ascendc_conformance import reference
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.spec.model import Reading
+from ascendc_conformance.spec.model import Reading, Spec
 
 
 def register(subparsers: Any) -> None:
@@ -46,24 +48,42 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_expect(args: argparse.Namespace) -> int:
+    spec = load_spec()
     try:
-        reading = load_spec().reading(args.reading)
+        reading = spec.reading(args.reading)
     except ReadingError as error:
         raise ConformanceError(f"--reading: {error}") from None
-    answer = partial(_outcomes, reading=reading) if args.readings else partial(reference.expect, reading=reading)
+    answer = partial(outcomes_json if args.readings else expected_json, spec=spec, reading=reading)
     if args.case == "-":
         return expect_stream(sys.stdin, sys.stdout, answer)
     return expect_file(Path(args.case), answer)
 
 
-def _outcomes(case: Any, reading: Reading) -> dict:
+def _parsed(case: Any) -> Case | dict[str, Any]:
+    """The case of a case v1 dict, or the error result of a malformed one."""
+    try:
+        return Case.from_json(case)
+    except CaseError as error:   # its message may quote the case (a 1 MB product name): cut, as a target's text is
+        return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json()
+
+
+def expected_json(case: Any, spec: Spec, reading: Reading) -> dict[str, Any]:
+    """The case's result v1 under `reading`."""
+    parsed = _parsed(case)
+    return reference.expect(parsed, spec, reading=reading).to_json() if isinstance(parsed, Case) else parsed
+
+
+def outcomes_json(case: Any, spec: Spec, reading: Reading) -> dict[str, Any]:
     """The case's outcome under `reading` and every other computable reading of the points it depends on."""
-    expected, others = reference.expect_readings(case, reading)
-    if expected.get("status") == ResultStatus.ERROR:
-        return expected
+    parsed = _parsed(case)
+    if not isinstance(parsed, Case):
+        return parsed
+    expected, others = reference.expect_readings(parsed, spec, reading)
+    if expected.status is ResultStatus.ERROR:
+        return expected.to_json()
     pairs = [(reading, expected), *others]
-    outcomes = [{"reading": other.label, "choices": dict(other.choices), "status": result["status"],
-                 "rules": result.get("rules", []), "depends_on": result.get("depends_on", []),
+    outcomes = [{"reading": other.label, "choices": dict(other.choices), "status": result.status.value,
+                 "rules": list(result.rules), "depends_on": list(result.depends_on),
                  "same_as": next((pairs[j][0].label for j in range(i) if pairs[j][1] == result), None)}
                 for i, (other, result) in enumerate(pairs)]
     points = sorted({point for other, _ in others for point in {*other.choices, *reading.choices}
@@ -71,7 +91,7 @@ def _outcomes(case: Any, reading: Reading) -> dict:
     return {"reading": reading.label, "points": points, "outcomes": outcomes}
 
 
-def expect_file(path: Path, answer: Callable[[Any], dict] = reference.expect) -> int:
+def expect_file(path: Path, answer: Callable[[Any], dict[str, Any]]) -> int:
     """The result of the case in the file at `path`, pretty-printed; an unreadable file is a usage error."""
     try:
         data = path.read_bytes()
@@ -86,11 +106,11 @@ def expect_file(path: Path, answer: Callable[[Any], dict] = reference.expect) ->
     return 1 if result.get("status") == ResultStatus.ERROR else 0
 
 
-def _error(number: int, message: str) -> dict:
+def _error(number: int, message: str) -> dict[str, Any]:
     return {"status": ResultStatus.ERROR.value, "message": f"line {number}: {message}"}
 
 
-def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict] = reference.expect) -> int:
+def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict[str, Any]]) -> int:
     """One compact result line per non-blank input line, in order; a line that cannot be read (format.bounded:
     not UTF-8, not JSON, too deep, NaN, ...) or is not a valid case gets an error result, and the stream goes
     on."""

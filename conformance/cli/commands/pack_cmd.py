@@ -9,9 +9,10 @@ from typing import Any
 
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format.defaults import PROFILES
-from ascendc_conformance.format.pack import MANIFEST_FILE, verify_pack
+from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, verify_pack
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
+from ascendc_conformance.spec.loader import load_spec
 
 PROGRESS_STEPS = 10   # progress lines of a build (one per tenth of its tests)
 
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
                   "ascendc-conformance pack build --profile ci --product atlas-a2 --api DataCopy --out pack/"])
     profile = options.named("profile")
     build_parser.add_argument("--profile", default=profile.default, choices=profile.choices,
-                              metavar="|".join(profile.choices),
+                              metavar="|".join(profile.choices or ()),
                               help="how many cases per test: " + ", ".join(f"{name} ({count})" for name, count
                                                                          in PROFILES.items())
                                    + f"; only a pack built from full makes a certification run (default {profile.default})")
@@ -74,7 +75,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"pack build (profile {settings.profile}, seed {settings.seed}): {done}/{total} tests ({test_id})",
                   file=sys.stderr, flush=True)
 
-    pack = build(settings, Path(args.out), progress)
+    pack = build(settings, load_spec(), Path(args.out), progress)
     _describe(pack)
     return 0
 
@@ -84,7 +85,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _describe(pack) -> None:
+def _describe(pack: Pack) -> None:
     counts = pack.manifest["counts"]
     size = sum((pack.directory / name).stat().st_size for name in (MANIFEST_FILE, *pack.manifest["files"]))
     built = pack.built

@@ -9,6 +9,7 @@ from ascendc_conformance.cli.commands import add_verb_parser, write_json
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.reports import FORMATS, build_document, load_results, render_document, write_all, write_text
 from ascendc_conformance.reports.compare import compare, render_table
+from ascendc_conformance.spec.loader import load_spec
 
 FORMAT_CHOICES = ("md", "html", "json", "junit")
 
@@ -68,13 +69,13 @@ def cmd_report(args: Any) -> int:
         out_dir = Path(args.out) if args.out else _own_dir(args.sources[0])
         if out_dir.exists() and not out_dir.is_dir():
             raise ConformanceError(f"--out {out_dir}: not a directory (without --format every format is written)")
-        written = write_all(out_dir, results, details=args.details)
+        written = write_all(out_dir, results, spec=load_spec(), details=args.details)
         for fmt, path in written.items():
             print(f"{fmt}: {path}")
         return 0
     name = FORMATS[args.format]
     if args.out == "-":
-        doc = build_document(results, Path.cwd(), details=args.details)
+        doc = build_document(results, Path.cwd(), spec=load_spec(), details=args.details)
         sys.stdout.write(render_document(args.format, doc))
         sys.stdout.flush()
         return 0
@@ -83,7 +84,7 @@ def cmd_report(args: Any) -> int:
         path = out / name if out.is_dir() or args.out.endswith(("/", "\\")) else out
     else:
         path = _own_dir(args.sources[0]) / name
-    doc = build_document(results, path.parent, details=args.details)
+    doc = build_document(results, path.parent, spec=load_spec(), details=args.details)
     write_text(path, render_document(args.format, doc))
     print(f"{args.format}: {path}")
     return 0
@@ -97,7 +98,7 @@ def _own_dir(source: str) -> Path:
 def _compare(args: Any) -> int:
 
     old, new = (load_results(source) for source in args.compare)
-    comparison = compare(old, new)
+    comparison = compare(old, new, load_spec())
     if args.json:
         write_json(comparison.to_json())
     else:

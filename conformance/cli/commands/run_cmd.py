@@ -18,7 +18,8 @@ from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
-from ascendc_conformance.runner.session import RunSession, RunSettings
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets import open_target
 
@@ -89,7 +90,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Check every option and start the target before pytest starts (an OptionError is a usage error, exit 2),
     then hand the started run to the plugin."""
-    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)))
+    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)), load_spec())
     try:
         session.start()
         return int(pytest.main(pytest_args(args), plugins=[StartedRun(session)]))
@@ -99,16 +100,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     saved = replay.load(Path(args.file))
+    spec = load_spec()
     try:   # judged under the reading of the saved run
-        reading = load_spec().reading([saved.reading] if saved.reading else [])
+        reading = spec.reading([saved.reading] if saved.reading else [])
     except ReadingError as error:
         raise replay.ReplayError(f"{args.file}: 'verdict.reading': {error}") from None
-    expected, others = reference.expect_readings(saved.case, reading)
-    if expected["status"] == ResultStatus.ERROR:   # a case the suite's own checks refuse (unknown product, missing param, ...)
-        raise replay.ReplayError(f"{args.file}: {expected.get('message')}; the saved case cannot be judged")
-    with open_target(args.target, timeout=args.timeout) as target:
+    expected, others = reference.expect_readings(saved.case, spec, reading)
+    if expected.status is ResultStatus.ERROR:   # a case the suite's own checks refuse (unknown product, missing param, ...)
+        raise replay.ReplayError(f"{args.file}: {expected.message}; the saved case cannot be judged")
+    with open_target(args.target, spec, timeout=args.timeout) as target:
         verdict = judge(saved.case, expected, target.execute(saved.case), target.hello, reading=reading,
-                        others=others)
+                        others=others, spec=spec)
     print(f"case: {format_params(case_summary(saved.case))}")
     print(verdict.describe())
     now = "still fails" if verdict.is_failure else "now passes"

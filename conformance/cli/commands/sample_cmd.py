@@ -35,7 +35,9 @@ def register(subparsers: Any) -> None:
 def cmd_sample(args: argparse.Namespace) -> int:
     if args.count < 1:
         raise argparse.ArgumentTypeError("-n must be at least 1")
-    strategy = selection(load_spec(), args.product, args.api, args.route, args.dtype, args.illegal)
-    for case in draw(strategy, args.count, args.seed):
-        sys.stdout.write(json.dumps({"case": case, "expected": reference.expect(case)}) + "\n")
+    spec = load_spec()
+    strategy = selection(spec, args.product, args.api, args.route, args.dtype, args.illegal)
+    for case in draw(strategy, args.count, args.seed, keep=lambda case: case):
+        sys.stdout.write(json.dumps({"case": case.to_json(), "expected": reference.expect(case, spec).to_json()})
+                         + "\n")
     return 0

@@ -9,10 +9,11 @@ from typing import Any, Iterable
 
 from tabulate import tabulate
 
-from ascendc_conformance.cli.commands import add_verb_parser, load_spec_from, load_spec_uncached, write_json
+from ascendc_conformance.cli.commands import add_verb_parser, load_spec_from, write_json
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.spec.errors import SpecError
-from ascendc_conformance.spec.loader import SCHEMA_FILE, default_files, files_with_overrides
+from ascendc_conformance.spec.loader import SCHEMA_FILE, default_files, files_with_overrides, read_spec
+from ascendc_conformance.spec.model import Spec
 
 COMMON = "common"  # --api value selecting the rules every API shares (spec/common.yaml)
 
@@ -106,7 +107,7 @@ def _missing_subverb(parser: argparse.ArgumentParser) -> int:
 
 # --- shared lookups --------------------------------------------------------------------------------
 
-def _products(spec, names: Iterable[str] | None) -> list[str] | None:
+def _products(spec: Spec, names: Iterable[str] | None) -> list[str] | None:
     """Product ids for ids/aliases; an unknown one is a usage error listing the valid names."""
     if not names:
         return None
@@ -121,7 +122,7 @@ def _products(spec, names: Iterable[str] | None) -> list[str] | None:
     return chosen
 
 
-def _apis(spec, names: Iterable[str] | None, extra: tuple[str, ...] = ()) -> list[str] | None:
+def _apis(spec: Spec, names: Iterable[str] | None, extra: tuple[str, ...] = ()) -> list[str] | None:
     """API names (case-insensitive); an unknown one is a usage error listing the valid names."""
     if not names:
         return None
@@ -153,7 +154,7 @@ def _schema_enum(*keys: str) -> list[str]:
     return list(node["enum"])
 
 
-def _product_label(spec, products: Iterable[str]) -> str:
+def _product_label(spec: Spec, products: Iterable[str]) -> str:
     products = list(products)
     if products == [p.id for p in spec.products]:
         return "all"
@@ -162,7 +163,7 @@ def _product_label(spec, products: Iterable[str]) -> str:
 
 # --- spec paths ------------------------------------------------------------------------------------
 
-def path_records(spec, products: list[str] | None = None, apis: list[str] | None = None) -> list[dict]:
+def path_records(spec: Spec, products: list[str] | None = None, apis: list[str] | None = None) -> list[dict[str, Any]]:
     """One JSON-ready dict per documented path x dtype, deterministically sorted."""
     product_order = {p.id: i for i, p in enumerate(spec.products)}
     position_order = {p: i for i, p in enumerate(spec.positions)}
@@ -184,7 +185,7 @@ def path_records(spec, products: list[str] | None = None, apis: list[str] | None
     return records
 
 
-def _dtype_label(spec, records: list[dict]) -> str:
+def _dtype_label(spec: Spec, records: list[dict[str, Any]]) -> str:
     """The dtypes of one table row: a group name when they form one (ALL12, ALL11 except x), else a list."""
     pairs = [(r["src_dtype"], r["dst_dtype"]) for r in records]
     if any(src != dst for src, dst in pairs):
@@ -201,7 +202,7 @@ def _dtype_label(spec, records: list[dict]) -> str:
     return ", ".join(names)
 
 
-def api_records(spec) -> list[dict]:
+def api_records(spec: Spec) -> list[dict[str, Any]]:
     """One record per API of the spec, in the spec's order."""
     return [{"api": api.name, "title": api.title, "forms": list(api.forms),
              "products": list(dict.fromkeys(path.product for path in api.paths)), "paths": len(api.paths),
@@ -229,7 +230,7 @@ def cmd_paths(args: argparse.Namespace) -> int:
         write_json(records)
         return 0
     rows: list[list[Any]] = []
-    groups: dict[tuple, list[dict]] = {}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for record in records:
         key = (record["product"], record["api"], record["src"], record["dst"], tuple(record["forms"]),
                record["citation"], tuple(record["depends_on"]))
@@ -251,8 +252,8 @@ def cmd_paths(args: argparse.Namespace) -> int:
 
 # --- spec rules ------------------------------------------------------------------------------------
 
-def rule_records(spec, apis: list[str] | None = None, statuses: list[str] | None = None,
-                 kinds: list[str] | None = None, products: list[str] | None = None) -> list[dict]:
+def rule_records(spec: Spec, apis: list[str] | None = None, statuses: list[str] | None = None,
+                 kinds: list[str] | None = None, products: list[str] | None = None) -> list[dict[str, Any]]:
     """Rule.to_json() of the matching rules, with the disputed point's default and alternatives."""
     records = []
     for rule in spec.rules.values():
@@ -294,7 +295,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 # --- spec disputes ---------------------------------------------------------------------------------
 
-def dispute_records(spec) -> list[dict]:
+def dispute_records(spec: Spec) -> list[dict[str, Any]]:
     """Every disputed point, with the ids of the rules that name it."""
     records = []
     for point in spec.disputes.values():
@@ -342,7 +343,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         files = default_files()
     try:
-        spec = load_spec_uncached(files)
+        spec = read_spec(files)
     except SpecError as error:
         for issue in error.issues:
             print(issue)

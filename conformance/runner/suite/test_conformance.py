@@ -2,7 +2,7 @@
 legal boundaries.
 
 Each test draws cases with Hypothesis from strategies derived from the spec, hands them to the target
-through `RunSession.check` and fails with a verdict, a diff and a replay command when the target does not
+through the run's checker (runner.checker) and fails with a verdict, a diff and a replay command when the target does not
 conform. Test ids name the spec item they check: the path label, the rule id and variant, the bound.
 """
 from __future__ import annotations
@@ -10,42 +10,34 @@ from __future__ import annotations
 from hypothesis import Phase, event, given, settings
 from hypothesis import strategies as st
 
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.defaults import SMOKE_CASES
 from ascendc_conformance.format.tags import Tag
 from ascendc_conformance.runner import gates
-from ascendc_conformance.runner.session import CheckRecord, RunSession
-from ascendc_conformance.spec.model import Path, ShortRepr
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.selection import subject
+from ascendc_conformance.runner.session import RunSession
+from ascendc_conformance.spec.model import Path
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.faults import Fault
 from ascendc_conformance.strategies.limits import LimitProbe
 from ascendc_conformance.strategies.smoke import Smoke
 
 
-class CaseBox(ShortRepr):
-    """A drawn case with a short repr, so a falsifying example prints its gist, not kilobytes of base64."""
-
-    def __init__(self, case: dict):
-        self.case = case
-
-    def __repr__(self) -> str:
-        c = self.case
-        return (f"<{c['api']} on {c['product']}: {c['src']['position']}@{c['src']['address']} -> "
-                f"{c['dst']['position']}@{c['dst']['address']} {c['src']['dtype']} params={c['params']}>")
-
-
-def _draw(data: st.DataObject, strategy: st.SearchStrategy[dict]) -> dict:
-    case = data.draw(strategy.map(CaseBox), label="case").case
-    for text in case.get("tags", ()):
+def _draw(data: st.DataObject, strategy: st.SearchStrategy[Case]) -> Case:
+    """A case of the strategy (a falsifying example prints its gist: Case's repr leaves out the memory)."""
+    case = data.draw(strategy, label="case")
+    for text in case.tags:
         tag = Tag.parse(text)
         if tag is not None and tag.kind.is_event:
             event(text)
     return case
 
 
-def _check(run: RunSession, record: CheckRecord, item, data: st.DataObject) -> None:
+def _check(run: RunSession, record: CheckRecord, item: gates.PlannedItem | Smoke, data: st.DataObject) -> None:
     """Draw one case of the test's plan (runner.gates: the test skipped if nothing can be sent) and check it."""
     plan = gates.plan(run, record, item)
-    run.check(record, _draw(data, plan.strategy), plan.expectation, plan.deviation)
+    run.checker.check(record, _draw(data, plan.strategy), plan)
 
 
 # Two cases, never shrunk: Hypothesis's first example is the simplest one (every choice at its minimum), which
@@ -56,7 +48,7 @@ def test_smoke(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_smo
                data: st.DataObject) -> None:
     """One case of every route and form, fault rule and reachable bound, before the full tests and
     interleaved across APIs: a target that breaks an API fails within seconds."""
-    ascendc_record.describe(**ascendc_run.subject(ascendc_smoke))
+    ascendc_record.describe(**subject(ascendc_smoke))
     _check(ascendc_run, ascendc_record, ascendc_smoke, data)
 
 
@@ -64,7 +56,7 @@ def test_smoke(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_smo
 def test_legal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_path: Path, data: st.DataObject) -> None:
     """Every documented path x dtype (000 Tables 4-7, 001 Tables 1-2, 002 Table 1, 003 Table 4) moves the
     exact bytes of the reference; untouched bytes keep their value."""
-    ascendc_record.describe(**ascendc_run.subject(ascendc_path))
+    ascendc_record.describe(**subject(ascendc_path))
     _check(ascendc_run, ascendc_record, ascendc_path, data)
 
 
@@ -73,7 +65,7 @@ def test_illegal(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_f
                  data: st.DataObject) -> None:
     """A case breaking exactly one documented rule is rejected; for a disputed or vendor-only rule the
     target's behaviour is recorded against the readings (reported apart, neither pass nor fail)."""
-    ascendc_record.describe(**ascendc_run.subject(ascendc_fault))
+    ascendc_record.describe(**subject(ascendc_fault))
     _check(ascendc_run, ascendc_record, ascendc_fault, data)
 
 
@@ -82,7 +74,7 @@ def test_boundary(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_
                   data: st.DataObject) -> None:
     """The just-legal value of every range bound is accepted and moves the right bytes (the just-illegal
     value is test_illegal[<rule>:below|above])."""
-    ascendc_record.describe(**ascendc_run.subject(ascendc_boundary))
+    ascendc_record.describe(**subject(ascendc_boundary))
     _check(ascendc_run, ascendc_record, ascendc_boundary, data)
 
 
@@ -91,5 +83,5 @@ def test_limit(ascendc_run: RunSession, ascendc_record: CheckRecord, ascendc_lim
                data: st.DataObject) -> None:
     """A case just past a limit the target declares (legal by the spec: a field one above its declared maximum,
     an operand aligned as the spec asks but not as the target demands) is rejected, as it declared."""
-    ascendc_record.describe(**ascendc_run.subject(ascendc_limit))
+    ascendc_record.describe(**subject(ascendc_limit))
     _check(ascendc_run, ascendc_record, ascendc_limit, data)

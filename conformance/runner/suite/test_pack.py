@@ -2,7 +2,7 @@
 cases come from the pack instead of Hypothesis.
 
 Each test takes its plan (runner.gates: the same skips as a profile run), sends the pack's cases of the test
-that the plan lets through, all at once, and judges each through `RunSession.check` (runner.pack_run); no case
+that the plan lets through, all at once, and judges each through the run's checker (runner.pack_run); no case
 is drawn or shrunk. The plugin collects this module instead of test_conformance.py when a pack is given. A
 pack has no limit tests: their cases depend on the limits a target declares.
 """
@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from ascendc_conformance.runner import gates
 from ascendc_conformance.runner.pack_run import check_pack_test
-from ascendc_conformance.runner.session import CheckRecord, RunSession
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.selection import subject
+from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.spec.model import Path
 from ascendc_conformance.strategies.boundaries import Boundary
 from ascendc_conformance.strategies.faults import Fault
 from ascendc_conformance.strategies.smoke import Smoke
 
 
-def _check(run: RunSession, record: CheckRecord, item) -> None:
-    record.describe(**run.subject(item))
+def _check(run: RunSession, record: CheckRecord, item: Path | Fault | Boundary | Smoke) -> None:
+    record.describe(**subject(item))
     check_pack_test(run, record, gates.plan(run, record, item))
 
 

@@ -1,4 +1,4 @@
-// A case of format 1 (README "Case format v1"; conformance/format/schema/case-v1.schema.json), read from its
+// A case of format 1 (docs/target-protocol.md "Case format v1"; conformance/format/schema/case-v1.schema.json), read from its
 // JSON into plain structs, and the memory images written back into an answer.
 #pragma once
 

@@ -1,4 +1,4 @@
-// ascendc-cpp-target: an exec target of ascendc-conformance (README "Plugging in a target", exec protocol 1).
+// ascendc-cpp-target: an exec target of ascendc-conformance (docs/target-protocol.md, exec protocol 1).
 //
 //   ascendc-conformance run --target exec:examples/cpp/build/ascendc-cpp-target --product atlas-a2 --api DataCopy
 //

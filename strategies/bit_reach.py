@@ -1,5 +1,5 @@
 """Which bits of every field some legal call can witness, and why the others cannot: the denominator of the
-reports' bit coverage (the numerator is what a run's legal cases witnessed, reference.bits).
+reports' bit coverage (the numerator is what a run's legal cases witnessed, reference.bit_witness).
 
 A bit of a field is *reachable* when some path of the selection holds a legal call on which the bit is set, the
 field has an effect (`ApiStrategies.field_effect`: two bursts beside a gap…), and clearing the bit gives another
@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format.case import Case, Operand
-from ascendc_conformance.reference import bits as reference_bits
+from ascendc_conformance.reference import bit_witness as reference_bits
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
@@ -55,7 +55,7 @@ def bit_value(floor: int, bit: int, step: int, high: int) -> int | None:
     return value if value <= high else None
 
 
-def probe_case(ctx: PathContext, params: dict) -> Case:
+def probe_case(ctx: PathContext, params: dict[str, Any]) -> Case:
     """A case of `ctx` with `params`, its operands at the lowest addresses its memories allow, without memory
     images (the reference judges what it moves, not bytes)."""
     extents = module_for(ctx.api).footprint(ctx, params)
@@ -110,7 +110,7 @@ def field_bits(spec: Spec, api: str, ctxs: Iterable[PathContext]) -> list[FieldB
                 variant, why = witness(ctx, tracked.name, bit) if fitting else (None, "")
                 if variant is not None:   # `why` is then the witnessing case
                     reachable[bit] = ",".join(sorted(extensions_of([variant])))
-                elif why:
+                elif isinstance(why, str) and why:
                     reasons.setdefault(bit, set()).add(why)
                 else:
                     fitting = False
@@ -121,7 +121,7 @@ def field_bits(spec: Spec, api: str, ctxs: Iterable[PathContext]) -> list[FieldB
     return found
 
 
-def _unreachable(tracked, reachable: Mapping[int, str], reasons: Mapping[int, set[str]],
+def _unreachable(tracked: reference_bits.BitField, reachable: Mapping[int, str], reasons: Mapping[int, set[str]],
                  too_small: Mapping[int, list[PathContext]]) -> dict[int, str]:
     """Why each bit no path reaches is unreachable: the smallest overrun of a buffer where it never fits (the
     path of the smallest overrun of a run of such bits is the one shown for all of them), else the other
@@ -146,7 +146,7 @@ def _unreachable(tracked, reachable: Mapping[int, str], reasons: Mapping[int, se
     return found
 
 
-_SELECTIONS: dict[tuple, tuple[FieldBits, ...]] = {}   # (spec digest, products, APIs) -> bits of the selection
+_SELECTIONS: dict[tuple[Any, ...], tuple[FieldBits, ...]] = {}   # (spec digest, products, APIs) -> bits of the selection
 
 
 def selection_bits(spec: Spec, products: Iterable[str] | None = None,
@@ -165,7 +165,7 @@ def selection_bits(spec: Spec, products: Iterable[str] | None = None,
 def _distinct(ctxs: list[PathContext], by_name: bool = False) -> list[PathContext]:
     """One context per product, route, form and dtype sizes (what a call's footprint depends on), or also per
     dtype name (`by_name`: a mode such as a transpose depends on the dtype itself)."""
-    kept: dict[tuple, PathContext] = {}
+    kept: dict[tuple[Any, ...], PathContext] = {}
     for ctx in ctxs:
         dtypes = (ctx.src_dtype.name, ctx.dst_dtype.name) if by_name else (ctx.src_dtype.size, ctx.dst_dtype.size)
         kept.setdefault((ctx.product.id, ctx.src, ctx.dst, ctx.form, *dtypes), ctx)
@@ -177,6 +177,7 @@ def _overrun(ctx: PathContext, field: str, bit: int) -> tuple[int | None, str]:
     GM in several regions where it touches GM (the most room any variant gives)."""
     module = module_for(ctx.api)
     effect = module.field_effect(ctx, field)
+    assert effect is not None, "a field whose bits are tracked has an effect on the path that holds it"
     tracked = reference_bits.field(ctx.spec, ctx.api.name, field)
     value = bit_value(effect.floor, bit, ctx.field_multiple(field) if "." not in field else 1, tracked.high)
     return shortfall(ctx.sparsing() if ctx.touches_gm else ctx, {**effect.pins, field: value})

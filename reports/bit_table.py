@@ -1,6 +1,6 @@
 """The bit-coverage table: per field of every selected API, the bits the run's legal cases witnessed (the `bits`
-of its test records: set, and with an effect, reference.bits) against the bits some legal call of the selection
-can witness (strategies.bits), with the bits no call can reach and why.
+of its test records: set, and with an effect, reference.bit_witness) against the bits some legal call of the selection
+can witness (strategies.bit_reach), with the bits no call can reach and why.
 
 One wording for every renderer: `bit_ranges` writes bit lists as ranges, `reach_groups` puts consecutive
 unreachable bits with the same kind of reason together, `row_cells` gives a row's table cells.
@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.reports.model import RunResults
-from ascendc_conformance.strategies.bits import selection_bits
+from ascendc_conformance.spec.model import Spec
+from ascendc_conformance.strategies.bit_reach import selection_bits
 
 BITS_INTRO = ("Per field, the bits the run's legal cases witnessed (the bit set, and clearing it gives another legal "
               "call that moves other bytes) of the bits some legal call of the selected products can witness; a field "
@@ -39,14 +40,14 @@ class BitRow:
     def summary(self) -> str:
         return f"{sum(bit in self.effective for bit in self.reachable)}/{len(self.reachable)}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"api": self.api, "field": self.field, "documented": self.documented,
                 "reachable": list(self.reachable), "effective": list(self.effective), "missing": list(self.missing),
                 "summary": self.summary, "needs_extension": {str(bit): ext for bit, ext in self.needs_extension.items()},
                 "unreachable": [{"bits": bits, "reason": reason} for bits, reason in reach_groups(self.unreachable)]}
 
 
-def bit_rows(results: RunResults, spec, products: Iterable[str], apis: Iterable[str]) -> tuple[BitRow, ...]:
+def bit_rows(results: RunResults, spec: Spec, products: Iterable[str], apis: Iterable[str]) -> tuple[BitRow, ...]:
     """One row per tracked field of every selected API."""
     witnessed: dict[tuple[str, str], set[int]] = {}
     for test in results.tests:
@@ -62,7 +63,7 @@ def bit_rows(results: RunResults, spec, products: Iterable[str], apis: Iterable[
     return tuple(rows)
 
 
-def bits_summary(rows: Iterable[BitRow]) -> dict:
+def bits_summary(rows: Iterable[BitRow]) -> dict[str, Any]:
     """Over every row: fields, reachable bits, and how many of them the run witnessed."""
     rows = list(rows)
     return {"fields": len(rows), "reachable": sum(len(r.reachable) for r in rows),
@@ -98,7 +99,7 @@ def _kind(reason: str) -> str:
     return re.sub(r"\d+", "#", reason)
 
 
-def row_cells(row: dict) -> list[str]:
+def row_cells(row: dict[str, Any]) -> list[str]:
     """A row of report.json's coverage.bits as the table's text cells (BITS_COLUMNS)."""
     needs = {int(bit): ext for bit, ext in row.get("needs_extension", {}).items()}
     missing = bit_ranges(row["missing"])

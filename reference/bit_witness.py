@@ -3,8 +3,8 @@ one — the bit is set, and clearing it gives another legal call that moves othe
 
 A parameter decoded into too few bits, or read as signed, shows only on such a call: the bit must be set and
 the field must have an effect (a gap with two or more bursts, a stride with two or more repeats…). The run
-records, per test, the bits its legal cases witness (runner.bits); the reports set them against the bits some
-legal call can witness at all (strategies.bits).
+records, per test, the bits its legal cases witness (runner.witnessed_bits); the reports set them against the bits some
+legal call can witness at all (strategies.bit_reach).
 
 A field is a parameter of one of the API's forms, or `<param>.<member>` for a member of an array of structs
 (`srcSliceInfo.stride`, any dimension); its bits are those of its documented range: its C type narrowed by the
@@ -88,7 +88,7 @@ def _scalars(api: Api, params: Mapping[str, Field]) -> Iterator[tuple[str, Field
 
 def _documented(spec: Spec, api: Api, name: str, field: Field) -> tuple[int, int]:
     """The field's C type narrowed by every range rule of the API on it that makes a call illegal."""
-    low, high = spec.ctypes[field.ctype]
+    low, high = spec.ctype_range(field)
     for rule in api.rules:
         if rule.kind is RuleKind.RANGE and rule.field == name and rule.illegal_by_default:
             low = max(low, rule.min) if rule.min is not None else low
@@ -106,7 +106,7 @@ def values(params: Mapping[str, Any], name: str) -> list[int]:
     return [int(item[member]) for item in params[param] if isinstance(item, Mapping) and member in item]
 
 
-def scalar_flips(call: Call, field: str, bit: int) -> list[dict]:
+def scalar_flips(call: Call, field: str, bit: int) -> list[dict[str, Any]]:
     """`ApiReference.bit_flips` of a plain parameter: the parameters with that bit of it cleared, where set."""
     value = call.params.get(field)
     if value is None or not int(value) >> bit & 1:
@@ -185,7 +185,7 @@ def same_moves(first: Transfer, second: Transfer) -> bool:
                 and np.array_equal(first.src_elements[order_a], second.src_elements[order_b]))
 
 
-def _canonical(grid: Grid) -> tuple:
+def _canonical(grid: Grid) -> tuple[Any, ...]:
     """(shape, src offset, src strides, dst offset, dst strides) without axes of one point and with adjacent
     axes merged where both operands walk them as one: two grids of one mapping mostly look the same."""
     axes = [(count, src, dst) for count, src, dst in zip(grid.shape, grid.src_strides, grid.dst_strides) if count != 1]

@@ -1,0 +1,254 @@
+"""Checking one case: the reference's expected results, the target's answer, the verdict, the test's record.
+
+`Checker.check` is what every conformance test hands each case to (runner/suite): it decides whether the case
+is still worth sending (a test keeps sending the cases of its budget after a failure; Hypothesis's shrinking is
+bounded per test and per run), `judge_case` asks the reference and the target and judges the answer, and
+`_record` counts the verdict, applies the waivers and keeps each distinct cause of failure with its smallest
+case and replay file. A failure whose cause is to be shrunk is raised (ConformanceFailure) for Hypothesis.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import NoReturn
+
+from hypothesis import target as steer
+
+from ascendc_conformance import reference
+from ascendc_conformance.format import replay
+from ascendc_conformance.format.answer import Answer
+from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.pack import PackedCase
+from ascendc_conformance.format.results import Cause, TestKind, case_summary
+from ascendc_conformance.judge.packed import judge_packed
+from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
+from ascendc_conformance.runner.plan import Plan
+from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
+from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.runner.waivers import Waiver
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses
+from ascendc_conformance.spec.model import Reading, Spec
+from ascendc_conformance.strategies.faults import Expectation
+from ascendc_conformance.strategies.limits import Deviation
+from ascendc_conformance.targets import Target
+
+SHRUNK_CAUSES = 2   # causes of one test shown to Hypothesis to shrink (see Checker._plan_shrinking)
+
+
+class ConformanceFailure(AssertionError):
+    """The target failed a case; the message is the verdict, its diff and the replay command."""
+
+
+class SuiteError(ConformanceError):
+    """The suite itself misbehaved (e.g. a generated legal case the reference rejects): a bug to report."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One case judged: the result it was judged against (under the run's reading) and the verdict."""
+
+    case: Case
+    expected: Result
+    verdict: Verdict
+
+
+class Checker:
+    """Checks the cases of a run's tests against its target, under its spec, reading, settings and waivers."""
+
+    def __init__(self, *, spec: Spec, reading: Reading, target: Target, settings: RunSettings,
+                 waivers: tuple[Waiver, ...], packed: bool) -> None:
+        self.spec, self.reading, self.target, self.settings = spec, reading, target, settings
+        self.waivers = waivers
+        self.packed = packed                        # the run's cases come from a pack: never shrunk
+        self.witnesses = BitWitnesses(spec, reading)
+        self._shrunk_causes: set[tuple[str, ...]] = set()   # Cause.shrink_key of every failure shrunk so far
+        self.shrink_spent = 0.0                     # seconds spent shrinking, over every finished test
+
+    def check(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
+              answer: Answer | None = None) -> None:
+        """Run one case on the target, judge it, record it; raise the failure of its cause if the target failed
+        and that cause is to be shrunk. A case of a pack (`packed`) comes with the target's `answer` (a pack
+        test sends its cases at once: runner.pack_run) and is judged against the pack's expected results; it
+        is never shrunk.
+
+        One failure never hides another: after a test's first failure it keeps sending the cases of its budget
+        (steering Hypothesis towards cases unlike the failing ones) and records every distinct cause, each
+        with its smallest case and replay file. A failing run stays bounded: only the first failure of each
+        cause in the run is shrunk (see `_plan_shrinking`), within --shrink-seconds per test and
+        --shrink-budget per run; past the budget the shrinker's candidates are not sent, and the smallest
+        failing case of a cause is never sent again (Hypothesis replays it at the end: its verdict is known,
+        and a target that hung on it would cost another timeout). After a timeout the test sends nothing
+        more. Cases are always drawn in full, so that Hypothesis sees the same data generation on every run."""
+        record.calls += 1
+        digest = _identity(case, packed) if record.failing else None   # hashed only once a case has failed
+        known = record.failing.get(digest) if digest is not None else None
+        if known is not None:
+            state = record.causes[known]
+            if state.shrinking:
+                _raise_cause(state)
+            return
+        if record.causes and packed is None:
+            steer(record.novelty(case), label="unlike the failing cases")
+        generating = record.calls <= record.budget
+        if not generating and record.shrink_started is None:
+            record.shrink_started = time.monotonic()
+        if record.timed_out:
+            return
+        if not generating and (not any(state.shrinking for state in record.causes.values())
+                               or self._shrink_budget_spent(record)):
+            return
+        judged = self.judge_case(record, case, plan, packed=packed, answer=answer)
+        if judged is None:
+            return
+        failing = self._record(record, judged, plan, digest, counted=generating, packed=packed)
+        if failing is not None and failing.shrinking:
+            del case, judged   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
+            _raise_cause(failing)
+
+    def judge_case(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
+                   answer: Answer | None = None) -> Judged | None:
+        """Ask the reference and the target (or take the pack's expected results and the target's answer) and
+        judge the answer; None when the case is not to be sent after all (the test is then skipped)."""
+        naming = self.settings.rule_naming
+        if packed is not None:
+            assert answer is not None, "a pack's case comes with the target's answer"
+            verdict, expected = judge_packed(packed, case, answer, self.target.hello, reading=self.reading,
+                                             rule_naming=naming, spec=self.spec)
+            return Judged(case, expected, verdict)
+        expected, others = reference.expect_readings(case, self.spec, self.reading)
+        # cases are generated legal or single-faulted under the seed reading: check them against it
+        check_expectation(record.rule, expected if not self.reading.choices else reference.expect(case, self.spec),
+                          plan.expectation)
+        if plan.expectation is Expectation.PAST_LIMIT:   # legal by the spec; the target said it would reject it
+            assert plan.deviation is not None, "a limit test's plan names its declared limit"
+            expected, others, naming = _past_limit(plan.deviation), [], RuleNaming.LENIENT
+        if expected.status is ResultStatus.REJECTED and not self.target.hello.validates:
+            # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
+            record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) "
+                                                      f"and the case is illegal under the reading {self.reading.label}")
+            return None
+        verdict = judge(case, expected, self.target.execute(case), self.target.hello, reading=self.reading,
+                        others=others, rule_naming=naming, spec=self.spec)
+        return Judged(case, expected, verdict)
+
+    @staticmethod
+    def unraised_failure(record: CheckRecord) -> str | None:
+        """The failures of a test that Hypothesis saw pass (none was raised: every cause was reported as
+        drawn): the runner fails the test with them when Hypothesis is done."""
+        return record.failure_text if record.causes else None
+
+    def finished(self, record: CheckRecord) -> None:
+        """A test ended: add the time it spent shrinking to the run's shrink budget."""
+        if record.shrink_started is not None:
+            self.shrink_spent += time.monotonic() - record.shrink_started
+
+    def _shrink_budget_spent(self, record: CheckRecord) -> bool:
+        assert record.shrink_started is not None
+        spent = time.monotonic() - record.shrink_started
+        return spent > self.settings.shrink_seconds or self.shrink_spent + spent > self.settings.shrink_budget
+
+    def _record(self, record: CheckRecord, judged: Judged, plan: Plan, digest: str | None, *, counted: bool,
+                packed: PackedCase | None) -> CauseRecord | None:
+        """Count the verdict (a case of the test's budget) and keep a failure's cause with its smallest case;
+        the failing cause's record if the target failed."""
+        case, expected, verdict = judged.case, judged.expected, judged.verdict
+        if verdict.is_failure:
+            verdict = self._waived(record, verdict, expected)
+        if counted:
+            record.add(verdict, case)
+            self.witnesses.note(record.bits, case, expected)
+        if not verdict.is_failure:
+            return None
+        summary = case_summary(case)
+        # the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures
+        # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
+        misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
+        fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
+        cause = Cause.of(verdict.outcome, summary, verdict.diff.to_json() if verdict.diff else None,
+                         verdict.actual.to_json() if verdict.actual else None, fault_rule,
+                         verdict.misread.label if verdict.misread else "")
+        record.failing[digest or _identity(case, packed)] = cause
+        state = record.causes.get(cause)
+        size = size_of(case)
+        if state is None:
+            state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
+                                                       summary=summary, size=size)
+            self._plan_shrinking(record, state)
+        elif size >= state.size:
+            state.cases += counted
+            return state
+        state.cases += counted
+        state.verdict, state.summary, state.size = verdict, summary, size
+        self._save_replay(record, state, case, expected)
+        state.text = f"{verdict.describe()}\nreplay: {state.replay_command or '(no --ascendc-report dir)'}"
+        return state
+
+    def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:
+        """Shrink only the first failure of each cause in the run, at most SHRUNK_CAUSES of one test (Hypothesis
+        shrinks each cause it is shown, and its shrinking costs draws even where the target is no longer
+        asked), while the run's budget lasts, and never a hang or a crash (each try costs a timeout or a
+        restart). The other causes are reported with their smallest drawn case."""
+        if record.kind is TestKind.SMOKE:   # never shrunk (two cases): the cause's first full test shrinks it
+            return
+        key = state.cause.shrink_key
+        shrunk_here = sum(other.shrinking for other in record.causes.values())
+        state.shrinking = (not self.packed and key not in self._shrunk_causes and shrunk_here < SHRUNK_CAUSES
+                           and self.shrink_spent < self.settings.shrink_budget
+                           and state.cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
+        self._shrunk_causes.add(key)
+
+    def _waived(self, record: CheckRecord, verdict: Verdict, expected: Result) -> Verdict:
+        rules = [r for r in (record.rule, *expected.rules, *expected.depends_on) if r]
+        for waiver in self.waivers:
+            if waiver.matches(record.test_id, rules):
+                record.waiver = waiver.to_json()
+                return replace(verdict, outcome=Outcome.WAIVED,
+                               message=f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}")
+        return verdict
+
+    def _save_replay(self, record: CheckRecord, state: CauseRecord, case: Case, expected: Result) -> None:
+        if self.settings.report_dir is None:
+            return
+        name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
+        path = replay.save(self.settings.report_dir / "replays", name, case, expected, state.verdict.actual,
+                           state.verdict.to_json(), self.settings.target)
+        state.replay = str(path.relative_to(self.settings.report_dir))
+        state.replay_command = replay.command(path, self.settings.target)
+
+
+def _identity(case: Case, packed: PackedCase | None) -> str:
+    """What tells a case from another: a pack's case by its id, a drawn one by its content."""
+    return str(packed.case["id"]) if packed is not None else case.digest()
+
+
+def _past_limit(deviation: Deviation) -> Result:
+    """What a case past a declared limit must get: a rejection (for whatever rule the target names)."""
+    return Result.rejected(tuple(deviation.rules), f"past the limit the target declares: {deviation.text}")
+
+
+def check_expectation(rule: str | None, expected: Result, expectation: Expectation) -> None:
+    """Guard against suite bugs (SuiteError): a legal case must be ok, a single fault of `rule` rejected with
+    exactly that rule, a disputed case depend on it (`expected`: the result under the seed reading, which
+    generation follows)."""
+    status = expected.status
+    if expectation in (Expectation.LEGAL, Expectation.PAST_LIMIT):   # a case of a path, a bound, a limit
+        if status is not ResultStatus.OK:
+            raise SuiteError(f"suite bug: a generated legal case is {status} by the reference: {expected.message}")
+    elif expectation is Expectation.REJECT:
+        if status is not ResultStatus.REJECTED or list(expected.rules) != [rule]:
+            raise SuiteError(f"suite bug: a single fault of {rule} gave {status} {list(expected.rules)}")
+    elif rule not in expected.depends_on:
+        raise SuiteError(f"suite bug: a case for {rule} does not depend on it: {expected}")
+
+
+_FAILURE_CLASSES: dict[Cause, type[ConformanceFailure]] = {}
+
+
+def _raise_cause(state: CauseRecord) -> NoReturn:
+    """Raise the cause's failure for Hypothesis to shrink: one class per cause, raised from this one line, so
+    that Hypothesis tells causes apart (and shrinks each) by the exception's class and nothing else."""
+    failure = _FAILURE_CLASSES.setdefault(state.cause, type("ConformanceFailure", (ConformanceFailure,),
+                                                            {"__module__": __name__}))
+    raise failure(state.text)
