@@ -464,13 +464,35 @@ def _local_memories(spec: Spec, api: Api) -> list[str]:
     return sorted(memory for memory in memories if memory is not None)
 
 
+_BY_ID: dict[str, dict[str, Hypothesis]] = {}   # spec digest -> hypothesis id -> the hypothesis
+
+
 def hypothesis(spec: Spec, hypothesis_id: str) -> Hypothesis:
     """The hypothesis of this id in any API's catalogue (KeyError naming it)."""
-    for api in spec.apis:
-        for found in catalogue(spec, api):
-            if found.id == hypothesis_id:
-                return found
-    raise KeyError(f"no hypothesis {hypothesis_id!r} in the catalogue of any API")
+    by_id = _BY_ID.get(spec.digest)
+    if by_id is None:
+        by_id = _BY_ID[spec.digest] = {found.id: found for api in spec.apis for found in catalogue(spec, api)}
+    found = by_id.get(hypothesis_id)
+    if found is None:
+        raise KeyError(f"no hypothesis {hypothesis_id!r} in the catalogue of any API")
+    return found
+
+
+def rank_of(spec: Spec, hypothesis_id: str) -> Rank:
+    """The rank of a hypothesis by id; one the spec's catalogue lacks (a results file of another suite version)
+    ranks after every known one, by id."""
+    try:
+        return hypothesis(spec, hypothesis_id).rank
+    except KeyError:
+        return Rank(float("inf"), len(_KIND_ORDER), (), hypothesis_id)
+
+
+def title_of(spec: Spec, hypothesis_id: str) -> str:
+    """The title of a hypothesis by id; the id itself for one the spec's catalogue lacks."""
+    try:
+        return hypothesis(spec, hypothesis_id).title
+    except KeyError:
+        return hypothesis_id
 
 
 def shows(hypo: Hypothesis, case: Case, spec: Spec, reading: Reading | None = None) -> bool:

@@ -18,23 +18,27 @@ error result, a crash, a malformed answer such as one with regions the case lack
 Of the hypotheses that reproduce the answer, those needing the fewest unknown bytes are kept: a twin that says
 every byte exactly beats one that leaves bytes to chance. Each distinct twin is computed once, and only those
 that change the call; a case the reference answers ok costs nothing here (diagnosis runs on failures only).
+
+`FailingAnswer` is one failing answer held against hypotheses: `explained_by(hypothesis)` asks one (cheap: one
+twin, the runner's first question about a new failing case of a test whose cause is already known),
+`diagnose()` the whole catalogue of the case's API. `diagnose` and `explains` are the one-shot forms.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
 from ascendc_conformance.format.answer import Answer, AnswerKind
 from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, memory_of
-from ascendc_conformance.judge.misread import CHANCE_MATCHES   # moves here when this module replaces misread
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.hypotheses import Hypothesis, Kind, catalogue
 from ascendc_conformance.reference.misreading import Twin, TwinKey
 from ascendc_conformance.reference.prediction import Image, Probe
 from ascendc_conformance.spec.model import Reading, Spec
 
+CHANCE_MATCHES = 4   # bytes read from outside the case that may equal the right ones by chance (or 1 in 16)
 
 Actual = Result | AnswerKind
 """What the target did: its result (ok, rejected, or its own error), or the kind of an answer that is not one
@@ -58,41 +62,53 @@ class Explanation:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """The hypotheses that reproduce one failing answer, simplest first (empty: none does)."""
+    """The hypotheses that reproduce one failing answer, simplest first (empty: none does). `complete` is False
+    when only some hypotheses were asked (the runner asks a failing case first whether its test's known cause
+    explains it): the others may explain it too."""
 
     explanations: tuple[Explanation, ...] = ()
+    complete: bool = True
 
     @property
     def ids(self) -> frozenset[str]:
         return frozenset(explanation.hypothesis.id for explanation in self.explanations)
 
+    @property
+    def simplest(self) -> Explanation | None:
+        return self.explanations[0] if self.explanations else None
+
     def __bool__(self) -> bool:
         return bool(self.explanations)
+
+    def describe(self) -> str:
+        """What a failure's message adds: the simplest explanation, and how many others fit alike."""
+        if not self.explanations:
+            return ""
+        others = len(self.explanations) - 1
+        alike = f" (and {others} other hypothes{'i' if others == 1 else 'e'}s alike)" if others else ""
+        return f"diagnosis: {self.explanations[0].words}{alike}"
+
+    def to_json(self) -> dict[str, Any]:
+        """As a verdict's JSON keeps it: the simplest hypothesis, its words, the others' ids."""
+        simplest = self.simplest
+        return {"hypothesis": simplest.hypothesis.id if simplest else None, "words": simplest.words if simplest else "",
+                "others": [explanation.hypothesis.id for explanation in self.explanations[1:]],
+                "complete": self.complete}
 
 
 def diagnose(case: Case, expected: Result, actual: Actual, spec: Spec, reading: Reading) -> Diagnosis:
     """The hypotheses that reproduce `actual`, what the target did with `case`, where the reference expects
     `expected` under `reading` (ok or rejected; any other expectation, or a timeout, is explained by none)."""
-    match = _Match.of(case, expected, actual, spec, reading)
-    if match is None:
-        return Diagnosis()
-    found: list[tuple[int, Hypothesis]] = []
-    fits: dict[TwinKey, int | None] = {}
-    for hypothesis in _candidates(spec, match.probe.call.api.name, match.legal, match.answered_ok):
-        twin = hypothesis.twin(match.probe)
-        if twin is None:
-            continue
-        if twin.key not in fits:
-            fits[twin.key] = match.fit(twin)
-        unknown = fits[twin.key]
-        if unknown is not None:
-            found.append((unknown, hypothesis))
-    if not found:
-        return Diagnosis()
-    fewest = min(unknown for unknown, _ in found)
-    call = match.probe.call
-    return Diagnosis(tuple(Explanation(hypothesis, hypothesis.describe(call), unknown)
-                           for unknown, hypothesis in found if unknown == fewest))
+    failing = FailingAnswer.of(case, expected, actual, spec, reading)
+    return failing.diagnose() if failing is not None else Diagnosis()
+
+
+def explains(hypothesis: Hypothesis, case: Case, expected: Result, actual: Actual, spec: Spec,
+             reading: Reading) -> bool:
+    """Whether this one hypothesis reproduces `actual` (as `diagnose` has it, without comparing it with the
+    others): the predicate that keeps a shrunk case showing its cause's hypothesis."""
+    failing = FailingAnswer.of(case, expected, actual, spec, reading)
+    return failing is not None and failing.explained_by(hypothesis)
 
 
 _CANDIDATES: dict[tuple[str, str, bool, bool], tuple[Hypothesis, ...]] = {}
@@ -116,29 +132,22 @@ def _kind_may_explain(kind: Kind, legal: bool, answered_ok: bool) -> bool:
     return True
 
 
-def explains(hypothesis: Hypothesis, case: Case, expected: Result, actual: Actual, spec: Spec,
-             reading: Reading) -> bool:
-    """Whether this one hypothesis reproduces `actual` (as `diagnose` has it, without comparing it with the
-    others): the predicate a shrinker keeps so that the smallest case still shows the cause's hypothesis."""
-    match = _Match.of(case, expected, actual, spec, reading)
-    if match is None or not match.may_explain(hypothesis):
-        return False
-    twin = hypothesis.twin(match.probe)
-    return twin is not None and match.fit(twin) is not None
+class FailingAnswer:
+    """One failing answer to hold twins against; what each twin (by key) makes of it is worked out once."""
 
-
-@dataclass(frozen=True)
-class _Match:
-    """One failing answer to hold twins against."""
-
-    probe: Probe
-    expected: Result
-    actual: Actual
-    answered: Mapping[str, Region] | None   # the memory of an ok answer (None: the target did not answer ok)
-    differing: tuple[int, int] | None   # the lowest and highest absolute byte an ok answer has otherwise
+    def __init__(self, probe: Probe, expected: Result, actual: Actual, answered: Mapping[str, Region] | None,
+                 differing: tuple[int, int] | None) -> None:
+        self.probe, self.expected, self.actual = probe, expected, actual
+        self.answered = answered     # the memory of an ok answer (None: the target did not answer ok)
+        self.differing = differing   # the lowest and highest absolute byte an ok answer has otherwise
+        self._fits: dict[TwinKey, int | None] = {}
 
     @classmethod
-    def of(cls, case: Case, expected: Result, actual: Actual, spec: Spec, reading: Reading) -> "_Match | None":
+    def of(cls, case: Case, expected: Result, actual: Actual, spec: Spec,
+           reading: Reading) -> "FailingAnswer | None":
+        """The answer to hold twins against; None where no hypothesis can explain it: an expectation other than ok
+        or rejected, a timeout, an ok answer whose regions are not the case's or that changed memory other than
+        the destination's, a right answer."""
         if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED) or actual is AnswerKind.TIMEOUT:
             return None
         call, differing, answered = resolve(case, spec, reading), None, None
@@ -169,7 +178,36 @@ class _Match:
         return (hypothesis.api in (None, self.probe.call.api.name)
                 and _kind_may_explain(hypothesis.kind, self.legal, self.answered_ok))
 
-    def fit(self, twin: Twin) -> int | None:
+    def explained_by(self, hypothesis: Hypothesis) -> bool:
+        """Whether this one hypothesis reproduces the answer."""
+        if not self.may_explain(hypothesis):
+            return False
+        twin = hypothesis.twin(self.probe)
+        return twin is not None and self._fit(twin) is not None
+
+    def diagnose(self) -> Diagnosis:
+        """Every hypothesis of the catalogue of the case's API that reproduces the answer, those needing the fewest
+        unknown bytes, simplest first."""
+        found: list[tuple[int, Hypothesis]] = []
+        call = self.probe.call
+        for hypothesis in _candidates(call.spec, call.api.name, self.legal, self.answered_ok):
+            twin = hypothesis.twin(self.probe)
+            unknown = self._fit(twin) if twin is not None else None
+            if unknown is not None:
+                found.append((unknown, hypothesis))
+        if not found:
+            return Diagnosis()
+        fewest = min(unknown for unknown, _ in found)
+        return Diagnosis(tuple(Explanation(hypothesis, hypothesis.describe(call), unknown)
+                               for unknown, hypothesis in found if unknown == fewest))
+
+    def _fit(self, twin: Twin) -> int | None:
+        key = twin.key
+        if key not in self._fits:
+            self._fits[key] = self._reproduces(twin)
+        return self._fits[key]
+
+    def _reproduces(self, twin: Twin) -> int | None:
         """The answer's bytes the twin explains only as unknown, if it reproduces the answer; else None."""
         probe = self.probe
         if not probe.changes(twin):

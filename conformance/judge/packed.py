@@ -40,19 +40,20 @@ def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[R
 
 
 def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
-                 rule_naming: RuleNaming, spec: Spec) -> tuple[Verdict, Result]:
+                 rule_naming: RuleNaming, spec: Spec, diagnose: bool = True) -> tuple[Verdict, Result]:
     """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
-    it was judged against (with its bytes when the reference had to work them out)."""
+    it was judged against (with its bytes when the reference had to work them out); a failing one diagnosed
+    unless `diagnose` is False (as judge.verdict.judge)."""
     expected, others = stored_expected(packed, reading, spec)
     answered = _answered_by_digest(answer)
     if not _differs(expected, answered):
         verdict = judge(case, expected, answered, hello, reading=reading, others=others, rule_naming=rule_naming,
-                        spec=spec)
+                        spec=spec, diagnose=False)
         if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
             return replace(verdict, actual=answer.result), expected
     expected, others = reference.expect_readings(case, spec, reading)
     return judge(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
-                 spec=spec), expected
+                 spec=spec, diagnose=diagnose), expected
 
 
 def _stored(result: Mapping[str, Any]) -> Result:
