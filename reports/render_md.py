@@ -12,6 +12,9 @@ from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 
+ALIKE_SHOWN = 3   # the other hypotheses that explain a cause group alike, listed by id
+
+
 def _cell(value: object) -> str:
     """One table cell: no newlines, pipes escaped."""
     text = "" if value is None else str(value)
@@ -34,6 +37,15 @@ def _fence(text: str) -> str:
     while fence in text:
         fence += "`"
     return f"{fence}\n{text}\n{fence}"
+
+
+def _alike(group: dict[str, Any]) -> str:
+    """The other hypotheses that explain every failure of a cause group alike, a few by id."""
+    others = (group.get("hypothesis") or {}).get("alternatives") or []
+    if not others:
+        return ""
+    more = f", … ({len(others) - ALIKE_SHOWN} more)" if len(others) > ALIKE_SHOWN else ""
+    return f"; fits alike: {', '.join(others[:ALIKE_SHOWN])}{more}"
 
 
 def render_md(doc: dict[str, Any]) -> str:
@@ -70,10 +82,12 @@ def render_md(doc: dict[str, Any]) -> str:
     # what a reader acts on first: one row per root cause (each failing test in full comes after the tables)
     out += ["## Failures by cause", ""]
     if doc.get("failure_groups"):
-        rows = [[g["cause"]["verdict"], g["cause"]["label"] + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
+        rows = [[", ".join(g.get("verdicts") or [g["cause"]["verdict"]]),
+                 g["smallest"].get("words", g["cause"]["label"]) + _alike(g)
+                 + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
                  g["count"], g["smallest"]["test_id"],
                  g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
-        out += [_table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
+        out += [_table(rows, ["verdicts", "cause", "tests", "smallest case", "params", "replay"]), ""]
     else:
         out += ["No failure verdict.", ""]
 
