@@ -11,6 +11,10 @@ kept in too few bits or read as signed gets wrong, as the suite's reach tests an
 cases of every fault and every legal bound, within the limits the target declares. Each is judged as a run judges it
 (reference.expect_readings, judge.verdict.judge); the failures are diagnosed (judge.diagnosis) and grouped
 (judge.grouping) with the hypotheses' rank. The pools are drawn once per product and API.
+
+The same failures are then recorded as a run records them (runner.checker's Checker, whose runner.diagnosing
+attributes each to a cause of its test, one record per test of the pool) and grouped as the reports group them
+(reports.causes, from the records' JSON): the run's causes must be the same groups, each naming its hypothesis.
 """
 from __future__ import annotations
 
@@ -24,14 +28,20 @@ from hypothesis import strategies as st
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import EXTENSIONS, Case, ResultStatus
 from ascendc_conformance.format.limits import Limits
-from ascendc_conformance.judge.diagnosis import actual_of, diagnose
+from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.judge.diagnosis import diagnose
 from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.reference import bit_witness
 from ascendc_conformance.reference.hypotheses import hypothesis
+from ascendc_conformance.reports.causes import Member, run_causes
+from ascendc_conformance.runner.checker import Checker, Judged
+from ascendc_conformance.runner.plan import Plan
+from ascendc_conformance.runner.records import CheckRecord
+from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.boundaries import boundaries, distinct, group_of, pins, reaching
-from ascendc_conformance.strategies.faults import faults
+from ascendc_conformance.strategies.faults import Expectation, faults
 from ascendc_conformance.strategies.legal import case_for, contexts, extended, select_paths
 from ascendc_conformance.targets import open_target
 from tests.fixtures.buggy import targets as buggy
@@ -112,22 +122,37 @@ def _reached(members: list, field: str, value: int) -> tuple[int, st.SearchStrat
     return value, st.sampled_from(reach).flatmap(lambda ctx: case_for(ctx, pins(ctx, field, value, effect)))
 
 
-def failures_of(bug: type) -> list[tuple[Failure, str]]:
-    """Every failing case of the target's pool as a Failure to group (keyed by its test and its place in the pool,
-    falling back to its test and verdict), with its verdict's message."""
+def target_of(bug: type) -> str:
+    return f"python:tests.fixtures.buggy.targets:{bug.__name__}"
+
+
+@lru_cache(maxsize=None)
+def judged_failures(bug: type) -> tuple[tuple[str, int, Judged], ...]:
+    """(its test, its place in the pool, the case judged) for every failing case of the target's pool, judged as
+    the runner judges (without a diagnosis: the runner asks for it itself)."""
     product, api, _ = bug.SHOWS_IN
     found = []
-    with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", SPEC) as target:
+    with open_target(target_of(bug), SPEC) as target:
         for index, (test, case) in enumerate(pool(product, api, target.hello.limits)):
             expected, others = reference.expect_readings(case, SPEC)
             if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED):
                 continue
-            answer = target.execute(case)
-            verdict = judge(case, expected, answer, target.hello, others=others, spec=SPEC)
-            if not verdict.is_failure:
-                continue
-            diagnosis = diagnose(case, expected, actual_of(answer), SPEC, SPEC.seed_reading)
-            found.append((Failure((test, index), diagnosis.ids, (test, verdict.outcome)), verdict.message))
+            verdict = judge(case, expected, target.execute(case), target.hello, others=others, spec=SPEC,
+                            diagnose=False)
+            if verdict.is_failure:
+                found.append((test, index, Judged(case, expected, verdict)))
+    return tuple(found)
+
+
+def failures_of(bug: type) -> list[tuple[Failure, str]]:
+    """Every failing case of the target's pool as a Failure to group (keyed by its test and its place in the pool,
+    falling back to its test and verdict), with its verdict's message."""
+    found = []
+    for test, index, judged in judged_failures(bug):
+        actual = judged.verdict.what_it_did
+        assert actual is not None, judged.verdict.message
+        diagnosis = diagnose(judged.case, judged.expected, actual, SPEC, SPEC.seed_reading)
+        found.append((Failure((test, index), diagnosis.ids, (test, judged.verdict.outcome)), judged.verdict.message))
     return found
 
 
@@ -156,3 +181,32 @@ def test_every_hypothesis_the_catalogue_names_is_in_the_hypothesis_catalogue() -
     for bug in TARGETS + (buggy.StricterLoadDataAlignment,):
         for name in expected_hypotheses(bug):
             assert hypothesis(SPEC, name).id == name
+
+
+def _kind(test: str) -> TestKind:
+    return TestKind.LEGAL if test == "legal" or "@" in test else TestKind.BOUNDARY
+
+
+@pytest.mark.parametrize("bug", [b for b in TARGETS if expected_hypotheses(b)], ids=lambda bug: bug.__name__)
+def test_a_run_records_and_reports_one_cause_per_bug(bug: type) -> None:
+    """The runner's own attribution (a known cause asked first, narrowing, the diff-class fallback) and the
+    reports' grouping across tests give the same causes as grouping every failure at once."""
+    with open_target(target_of(bug), SPEC) as target:
+        checker = Checker(spec=SPEC, reading=SPEC.seed_reading, target=target, settings=RunSettings(target=target_of(bug)),
+                          waivers=(), packed=False)
+        records: dict[str, CheckRecord] = {}
+        for test, _, judged in judged_failures(bug):
+            record = records.setdefault(test, CheckRecord(test_id=test, kind=_kind(test), budget=10**6))
+            legal = judged.expected.status is ResultStatus.OK
+            plan = Plan(item=None, contexts=(), expectation=Expectation.LEGAL if legal else Expectation.REJECT)  # type: ignore[arg-type]
+            checker._record(record, judged, plan, None, counted=True, packed=None)
+        for record in records.values():
+            checker.finished(record)
+    members = [Member(record.test_id, state.to_json()) for record in records.values()
+               for state in record.causes.values()]
+    causes = run_causes(members, SPEC)
+    assert sorted(cause.cause.hypothesis for cause in causes) == sorted(expected_hypotheses(bug)), \
+        [(cause.cause.label, len(cause.members)) for cause in causes]
+    for cause in causes:
+        assert cause.cause.key == f"{cause.cause.api}|{cause.cause.hypothesis}"
+        assert cause.cause.hypothesis in cause.smallest.entry["shown_by"], cause.smallest.entry
