@@ -7,10 +7,10 @@ are one cause. Each cause keeps, simplest first, the hypotheses that explain eve
 (`CauseRecord.hypotheses`); the first of them names it. What a failing case costs is bounded:
 
 1. a known cause first, cheaply: the named hypothesis of each explained cause of the test is asked alone (one
-   twin); the first that explains the case takes it. The shrinker's candidates stop here; of the cases a test
-   draws, the first NARROWED_CASES of each cause also ask its other hypotheses and keep those that explain them
-   too (a field kept in 7 bits explains blockLen 256 as well as 8 bits do, not 300);
-2. otherwise the case is a new candidate and its API's whole catalogue is asked (judge.diagnosis.diagnose, a few
+   twin); the first that explains the case takes it. Of the cases a test draws (not the shrinker's candidates),
+   the first NARROWED_CASES of each cause also ask its other hypotheses and keep those that explain them too (a
+   field kept in 7 bits explains blockLen 256 as well as 8 bits do, not 300);
+2. otherwise the case is a new kind of failure and its API's whole catalogue is asked (judge.diagnosis.diagnose, a few
    ms): a cause whose hypotheses it shares takes it, narrowed to those (its name may change: blockLen 256 read
    as 0, then 300 shows it kept in 8 bits); else it founds a cause named by its simplest explanation; if nothing
    explains it, its diff-class cause takes it — and after UNEXPLAINED_TRIES such cases of one diff-class cause
