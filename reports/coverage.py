@@ -24,13 +24,16 @@ certification statement.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Collection, Iterable, Mapping
 
+from ascendc_conformance.format.case import INT64
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.judge.verdict import NONE
+from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import BitRow, bit_rows
 from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, severity, worst
 from ascendc_conformance.format.results import TestKind, thaw
@@ -438,6 +441,11 @@ def _unexercised(point: DisputePoint, rows: list["RuleRow"], seen: Mapping[str, 
 
 # --- certification statement -------------------------------------------------------------------------
 
+UNTESTED_WITHOUT_INT64 = ("Untested: GM address bits 53-63. The target's hello does not announce the int64 extension "
+                          "(it reads 64-bit integers exactly), so no integer it was sent lies beyond +-(2^53-1), as "
+                          "I-JSON readers require (docs/target-protocol.md)")
+"""The certification statement's line on what a target without the int64 case-format extension is not tested on."""
+
 CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
 EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
@@ -473,6 +481,8 @@ class Certification:
     checks_regions: bool = False                # it declares that it checks the case's regions (limits.checks_regions)
     type_enforced: int = 0                      # fault tests not sent to it as typed
     pack: str | None = None                     # the id of the certification pack the cases came from
+    exact_int64: bool = True                    # it announces that it reads 64-bit integers exactly (int64)
+    known_tests: int = 0                        # tests failing only with causes of the run's baseline
 
     @property
     def cases_from(self) -> str:
@@ -501,6 +511,7 @@ class Certification:
                    "outside it were not sent",) if self.typed else ()),
                 *(() if self.checks_regions else ("The target does not declare that it checks accesses against the "
                                                   "case's regions: the harness rule Memory-bounds was not tested",)),
+                *(() if self.exact_int64 else (UNTESTED_WITHOUT_INT64,)),
                 f"Outcome: {self.outcome}. {self.summary}",
                 self.scope,
                 *self.remarks)
@@ -519,14 +530,17 @@ class Certification:
                 "remarks": list(self.remarks), "failing_tests": self.failing_tests, "tests": self.tests,
                 "cases": self.cases, "declared_limits": [thaw(limit) for limit in self.declared_limits],
                 "typed": self.typed, "checks_regions": self.checks_regions, "type_enforced": self.type_enforced,
-                "pack": self.pack, "text": self.text}
+                "pack": self.pack, "exact_int64": self.exact_int64, "known_tests": self.known_tests, "text": self.text}
 
 
 def certify(results: RunResults, coverage: Coverage) -> Certification:
     """The certification statement: who was tested with what, and whether it conforms."""
     tests = len(results.tests)
     cases = sum(t.cases for t in results.tests)
-    failing = [t for t in results.tests if t.is_failure]
+    failing = [t for t in results.tests if results.fails_run(t)]
+    known = [t for t in results.tests if t.verdict is Outcome.KNOWN]
+    allowed = [t for t in results.tests if t.is_failure and not results.fails_run(t)]   # flaky, --allow-flaky
+    baseline = against_baseline(results)
     ran = [c for c in coverage.cells if c.covered]
     products = tuple(p for p in coverage.selected_products if any(c.product == p for c in ran))
     apis = tuple(a for a in coverage.selected_apis if any(c.api == a for c in ran))
@@ -548,12 +562,19 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                            (Outcome.NOT_SUPPORTED, "not supported by the target")):
         if verdicts.get(verdict):
             extras.append(f"{verdicts[verdict]} {words}")
+    if allowed:
+        extras.append(f"{len(allowed)} flaky (the target answered a failing case differently when it was sent "
+                      f"again; allowed by {results.flag('allow_flaky')}, not counted as failures)")
     missing_shards = results.missing_shards
     exit_status = results.exit_status
-    if failing:
+    if failing or known:
         outcome = DOES_NOT_CONFORM
-        summary = (f"{len(failing)} of {tests} tests have a failure verdict "
-                   f"({', '.join(f'{n} {v}' for v, n in verdicts.items() if v in FAILURE_VERDICTS)}).")
+        counts = Counter(t.verdict.value for t in failing + known)
+        summary = (f"{len(failing) + len(known)} of {tests} tests have a failure verdict "
+                   f"({', '.join(f'{n} {v}' for v, n in counts.items())}).")
+        if known:
+            summary += (f" The {len(known)} known one(s) fail only with causes the run's baseline holds, which do not "
+                        "fail the run.")
     elif results.killed:
         outcome = INCOMPLETE
         summary = f"No failure verdict in the {tests} tests recorded, but the run did not finish."
@@ -563,7 +584,7 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     elif tests == 0 or not ran:
         outcome = INCOMPLETE
         summary = "No conformance test judged any case."
-    elif exit_status not in (0, None):
+    elif exit_status not in (0, None) and not (exit_status == 1 and baseline is not None and baseline.stale):
         outcome = INCOMPLETE
         summary = (f"No failure verdict in {tests} tests, but the run ended with pytest exit status {exit_status}"
                    f" ({EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
@@ -592,6 +613,11 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
     elif missing_shards:
         is_certification = False
         scope = f"This is not a certification run: shard(s) {', '.join(missing_shards)} of the run are missing."
+    elif allowed:
+        is_certification = False
+        scope = (f"This is not a certification run: {len(allowed)} flaky test(s) were allowed "
+                 f"({results.flag('allow_flaky')}), so "
+                 "what the target does on their cases is not settled.")
     elif exit_status not in (0, 1, None):
         is_certification = False
         scope = (f"This is not a certification run: the run did not complete (pytest exit status {exit_status}: "
@@ -610,7 +636,7 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
             remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
                            "which it must reject): a profile run (`run --profile full`) tests the declared limits.")
     elif results.seed is None:
-        remarks.append("The seed was not fixed: pass --hypothesis-seed to make the run reproducible.")
+        remarks.append(f"The seed was not fixed: pass {results.flag('seed')} to make the run reproducible.")
     if len(results.shards) > 1:
         remarks.append(f"Merged from {len(results.shards)} results files"
                        + (f" (shards {', '.join(s.shard for s in results.shards if s.shard)})."
@@ -625,7 +651,8 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          cases=cases, declared_limits=results.declared_limits, typed=results.limits.typed,
                          checks_regions=results.limits.checks_regions,
                          type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests),
-                         pack=results.pack["id"] if results.pack else None)
+                         pack=results.pack["id"] if results.pack else None,
+                         exact_int64=INT64 in (results.hello.get("extensions") or ()), known_tests=len(known))
 
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------

@@ -26,6 +26,7 @@ from ascendc_conformance.format.results import TestRecord, freeze, thaw
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import FAILURES, Outcome
+from ascendc_conformance.runner.options import Entry
 
 # Verdicts of a test, worst first; a merge keeps the earlier of two verdicts of one test id.
 VERDICT_ORDER = tuple(Outcome)
@@ -190,6 +191,20 @@ class RunResults:
     def hello(self) -> Mapping[str, Any]:
         return self._get("hello") or MappingProxyType({})
 
+    def flag(self, name: str) -> str:
+        """How the run's user gives the option called `name`: `run`'s flag or the pytest plugin's (the run
+        record's entry; a record without one is taken for `run`'s)."""
+        return Entry(self._get("entry") or Entry.RUN.value).flag(name)
+
+    @property
+    def allows_flaky(self) -> bool:
+        """The run was told that flaky tests do not fail it (--allow-flaky)."""
+        return bool(self._get("allow_flaky"))
+
+    def fails_run(self, test: TestRecord) -> bool:
+        """Whether a test's verdict fails the run: a failure verdict, but a flaky one under --allow-flaky."""
+        return test.verdict.is_failure and not (test.verdict is Outcome.FLAKY and self.allows_flaky)
+
     @property
     def limits(self) -> Limits:
         """The limits the target's hello declares (none for a hello that declares none or cannot be read)."""
@@ -270,6 +285,7 @@ class RunResults:
                 "products": list(self.products), "apis": list(self.apis), "started": self.started,
                 "finished": self.finished, "exit_status": self.exit_status, "killed": self.killed,
                 "machine": machines[0] if machines else {}, "command": self._get("command"),
+                "allow_flaky": self.allows_flaky,
                 "shards": [s.to_json() for s in self.shards], "missing_shards": list(self.missing_shards)}
 
 

@@ -5,7 +5,7 @@ Sections (element ids), in page order: certification (an outcome banner `outcome
 the statement), heatmap (one table per product of the spec, rows API + route, columns dtypes, cells coloured by
 the worst verdict; the selected products first, the others folded in a <details> `heatmap-unselected`), failures
 (an index linking to `failure-<n>`, each a <details> with its diff and replay command, the first FAILURES_OPEN
-unfolded), rules (rows `rule-<id>`), bits (the bit coverage, rows `bits-<API>-<field>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
+unfolded), baseline (with `run --baseline`: every cause new, known, fixed or not re-checked), rules (rows `rule-<id>`), bits (the bit coverage, rows `bits-<API>-<field>`), disputed, waivers (`waivers-used`, `waivers-unmatched`), totals, run, and
 notes when there are any.
 """
 from __future__ import annotations

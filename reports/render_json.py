@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import ascendc_conformance
+from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.causes import Member, run_causes
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
-from ascendc_conformance.reports.model import FAILURE_VERDICTS, RunResults, TestResult, thaw
+from ascendc_conformance.reports.model import RunResults, TestResult, thaw
 import jsonschema
 
 from ascendc_conformance.format.outcome import Outcome
@@ -98,6 +99,7 @@ def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
              "diff_text": diff_text(entry.get("diff")), "replay": _replay_for(entry.get("replay"), test, report_dir),
              "replay_command": entry.get("replay_command"), "case": thaw(entry.get("case")),
              "params": format_params(entry.get("case")), "cases": entry.get("cases", 0),
+             "known": bool(entry.get("known")),
              **{key: thaw(entry[key]) for key in DIAGNOSED if key in entry}} for entry in test.causes]
 
 
@@ -112,6 +114,7 @@ def failure_groups(failures: list[dict[str, Any]], spec: Spec) -> list[dict[str,
         smallest = found.smallest
         routes = {(member.entry.get("case") or {}).get("route") or route[member.test_id] or "" for member in found.members}
         out.append({**found.to_json(), "routes": sorted(routes - {""}),
+                    "known": all(member.entry.get("known") for member in found.members),
                     "smallest": {"test_id": smallest.test_id, "words": found.words,
                                  **{key: smallest.entry.get(key) for key in ("params", "message", "replay",
                                                                             "replay_command")}}})
@@ -121,7 +124,7 @@ def failure_groups(failures: list[dict[str, Any]], spec: Spec) -> list[dict[str,
 def _summary(test: TestResult) -> dict[str, Any]:
     """A passing test, as report.json lists it without --report-details."""
     return {"test_id": test.test_id, "kind": test.kind, "verdict": test.verdict, "counts": thaw(test.counts),
-            "cases": test.cases, "api": test.api}
+            "cases": test.cases, "api": test.api, "duration_s": test.duration_s}
 
 
 def _cell(cell: dict[str, Any], details: bool) -> dict[str, Any]:
@@ -162,7 +165,8 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
     report_dir = Path(report_dir) if report_dir is not None else None
     coverage = coverage or build_coverage(results, spec)
     certification = certify(results, coverage)
-    failures = [_failure(t, report_dir) for t in results.tests if t.verdict in FAILURE_VERDICTS]
+    # every test that failed, a known one (failing only with causes of the baseline) included
+    failures = [_failure(t, report_dir) for t in results.tests if t.failing_causes]
     kinds = (TestKind.LEGAL, TestKind.BOUNDARY, TestKind.ILLEGAL)   # smoke failures come last: a full test repeats them
     failures.sort(key=lambda f: (kinds.index(f["kind"]) if f["kind"] in kinds else len(kinds), f["test_id"]))
     notes = list(results.notes) + list(coverage.notes)
@@ -190,6 +194,7 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
         "failures": failures,
         "failure_groups": failure_groups(failures, spec),
         "waivers": _waivers(results),
+        "baseline": baseline.to_json() if (baseline := against_baseline(results)) is not None else None,
         "tests": [test.to_json() if details or test.verdict is not Outcome.PASS else _summary(test)
                   for test in results.tests],
         "duplicates": list(results.duplicates),

@@ -1,12 +1,13 @@
 """junit.xml from the report document: one <testcase> per conformance test, one <testsuite> per test kind.
 
-- fail / missed-reject / wrong-rule / false-reject: <failure type="<verdict>" message="..."> with the message, the
-  rendered diff and the replay command as text;
+- fail / missed-reject / wrong-rule / false-reject / flaky: <failure type="<verdict>" message="..."> with the message,
+  the rendered diff and the replay command as text;
 - error / timeout / crashed: <error> likewise;
-- skipped, not-supported and waived: <skipped message="..."> (a waiver names its reason and link);
+- skipped, not-supported, waived, known (every cause in the run's baseline) and flaky under --allow-flaky:
+  <skipped message="..."> (a waiver names its reason and link);
 - pass and disputed: a passing testcase (a disputed test notes the readings followed in <system-out>).
 
-Every <testsuite>'s properties name the run's reading, per disputed point which reading the target follows
+Every <testsuite>'s properties name the run's reading, its baseline and what it made of the run's causes, per disputed point which reading the target follows
 (`reading-followed:<point>`: the summary word, the counts, an example and what is not computed), and per field
 its bit coverage (`bits:<API>.<field>`: witnessed / reachable bits, the missing ones, the unreachable ones and why).
 
@@ -45,6 +46,15 @@ def _failure_body(test: dict[str, Any], failure: dict[str, Any] | None) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _baseline_properties(baseline: dict[str, Any] | None) -> list[tuple[str, object]]:
+    """The run's baseline as properties: where it is and its known, new, fixed and unchecked causes."""
+    if not baseline:
+        return []
+    return [("baseline", baseline["source"]),
+            *((f"baseline-{part}", "; ".join(cause["label"] for cause in baseline[part]) or "none")
+              for part in ("known", "new", "fixed", "unchecked"))]
+
+
 def render_junit(doc: dict[str, Any]) -> str:
     run = doc["run"]
     failures = {f["test_id"]: f for f in doc["failures"]}
@@ -65,7 +75,8 @@ def render_junit(doc: dict[str, Any]) -> str:
                             ("products", ",".join(run["products"]) or "all"),
                             ("apis", ",".join(run["apis"]) or "all"), ("killed", run["killed"]),
                             ("outcome", doc["certification"]["outcome"]),
-                            ("certification", doc["certification"]["is_certification"])):
+                            ("certification", doc["certification"]["is_certification"]),
+                            *_baseline_properties(doc.get("baseline"))):
             ET.SubElement(properties, "property", name=name, value=xml_text(value))
         for point, title, run_reading, counts, example, follows, missing in reading_rows(doc["coverage"]["disputed"]):
             ET.SubElement(properties, "property", name=xml_text(f"reading-followed:{point}"),
@@ -79,7 +90,8 @@ def render_junit(doc: dict[str, Any]) -> str:
         totals_of_suite: dict[str, float] = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for test in tests:
             verdict = Outcome.parse(test["verdict"])
-            tag = verdict.junit_tag
+            allowed = verdict is Outcome.FLAKY and run.get("allow_flaky")   # does not fail the run
+            tag = "skipped" if allowed else verdict.junit_tag
             classname = ".".join(x for x in ("ascendc", kind, test.get("api") or "", test.get("product") or "") if x)
             case = ET.SubElement(suite, "testcase", name=xml_text(test["test_id"]), classname=xml_text(classname),
                                  time=f"{float(test.get('duration_s') or 0):.3f}")
@@ -98,6 +110,10 @@ def render_junit(doc: dict[str, Any]) -> str:
                     reason = f"waived ({waiver.get('reason')}; {waiver.get('link')}): {test.get('message') or ''}"
                 elif verdict is Outcome.NOT_SUPPORTED and test.get("skip") != SkipReason.NOT_SUPPORTED:
                     reason = f"not-supported: {reason}"
+                elif verdict is Outcome.KNOWN:
+                    reason = f"known (every cause of its failure is in the baseline): {test.get('message') or ''}"
+                elif allowed:
+                    reason = f"flaky (allowed by --allow-flaky): {test.get('message') or ''}"
                 ET.SubElement(case, "skipped", message=xml_text(reason))
             elif verdict is not Outcome.PASS:
                 out = ET.SubElement(case, "system-out")

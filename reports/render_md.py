@@ -1,4 +1,5 @@
-"""report.md from the report document: certification statement, verdict totals, per-product coverage, rule table,
+"""report.md from the report document: certification statement, verdict totals, failures by cause, the baseline
+(known, new, fixed causes; run --baseline), per-product coverage, rule table,
 bit coverage, disputed points, failures (message, diff, replay command), waivers and notes. Tables are tabulate's
 GitHub-flavoured pipe tables."""
 from __future__ import annotations
@@ -48,6 +49,21 @@ def _alike(group: dict[str, Any]) -> str:
     return f"; fits alike: {', '.join(others[:ALIKE_SHOWN])}{more}"
 
 
+def _baseline(baseline: dict[str, Any]) -> list[str]:
+    """The run against its baseline: every cause, new, known, fixed or not re-checked, with its tests."""
+    out = ["## Baseline", "",
+           f"Against `{baseline['source']}` (ascendc-conformance {baseline.get('suite_version')}, spec "
+           f"{baseline.get('spec_digest')}; {baseline['causes']} causes), matched by cause key: a test failing only "
+           "with known causes has the verdict known and does not fail the run.", ""]
+    if baseline["stale"]:
+        out += ["**The run failed: the baseline holds causes that no longer fail (--strict-baseline); refresh it.**", ""]
+    words = {"new": "new: fails the run", "known": "known", "fixed": "fixed: no longer fails",
+             "unchecked": "not re-checked: none of its tests ran"}
+    rows = [[cause["label"], word, len(cause["tests"]), ", ".join(cause["tests"][:3])
+             + (" …" if len(cause["tests"]) > 3 else "")] for part, word in words.items() for cause in baseline[part]]
+    return out + [_table(rows, ["cause", "against the baseline", "tests", "e.g."]), ""]
+
+
 def render_md(doc: dict[str, Any]) -> str:
     run, cert, coverage = doc["run"], doc["certification"], doc["coverage"]
     out: list[str] = [f"# ascendc-conformance report: {cert['target']}", ""]
@@ -82,7 +98,7 @@ def render_md(doc: dict[str, Any]) -> str:
     # what a reader acts on first: one row per root cause (each failing test in full comes after the tables)
     out += ["## Failures by cause", ""]
     if doc.get("failure_groups"):
-        rows = [[", ".join(g.get("verdicts") or [g["cause"]["verdict"]]),
+        rows = [[", ".join(g.get("verdicts") or [g["cause"]["verdict"]]) + (" (known)" if g.get("known") else ""),
                  g["smallest"].get("words", g["cause"]["label"]) + _alike(g)
                  + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
                  g["count"], g["smallest"]["test_id"],
@@ -90,6 +106,9 @@ def render_md(doc: dict[str, Any]) -> str:
         out += [_table(rows, ["verdicts", "cause", "tests", "smallest case", "params", "replay"]), ""]
     else:
         out += ["No failure verdict.", ""]
+
+    if doc.get("baseline"):
+        out += _baseline(doc["baseline"])
 
     out += ["## Coverage per product", ""]
     paths = coverage["paths"]

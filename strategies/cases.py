@@ -6,6 +6,7 @@ path, form, the rules it exercises and the range bounds it sits on, for coverage
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable, Mapping
 from types import MappingProxyType
 
@@ -13,7 +14,8 @@ from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.format import tags
-from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARSE_MEMORY, Case, Operand
+from ascendc_conformance.format.case import (DETACHED_TENSOR, IJSON_MAX, INT64, REGION_INDEX, SPARSE_MEMORY, Case,
+                                              Operand)
 from ascendc_conformance.format.words import BoundSide
 from ascendc_conformance.spec.model import RuleKind
 from ascendc_conformance.strategies import layout
@@ -52,13 +54,17 @@ def finish(draw: st.DrawFn, d: Draft, zero_fill: bool = False) -> Case:
     ctx = d.ctx
     needed = tuple(name for name, needs in ((DETACHED_TENSOR, ctx.detached),
                                             (SPARSE_MEMORY, any(REGION_INDEX in key for key in d.spans))) if needs)
-    return Case(api=ctx.api.name, product=ctx.product.id,
+    case = Case(api=ctx.api.name, product=ctx.product.id,
                 src=Operand(ctx.src, ctx.src_dtype.name, d.addresses["src"]),
                 dst=Operand(ctx.dst, ctx.dst_dtype.name, d.addresses["dst"]),
                 params=MappingProxyType(dict(d.params)),
                 memory=MappingProxyType(layout.memory_images(draw, ctx, d.spans, zero_fill)),
                 tags=(tags.path(ctx.label), tags.form(ctx.form), *_rule_tags(ctx, d.params), *d.tags),
                 extensions=needed)
+    if case.largest_integer > IJSON_MAX:   # drawn for a target that reads 64-bit integers exactly (int64)
+        assert not ctx.ijson, f"a case drawn within I-JSON holds an integer of {case.largest_integer}"
+        case = replace(case, extensions=(*needed, INT64))
+    return case
 
 
 def extensions_of(ctxs: Iterable[PathContext]) -> frozenset[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ascendc_conformance.format.case import IJSON_MAX
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.spec.model import Api, Dtype, Field, Path, Product, Rule, RuleKind, ShortRepr, Spec
 
@@ -42,6 +43,7 @@ class PathContext(ShortRepr):
     limits: Limits = Limits()               # what the target declares: legal draws stay within it
     sparse: bool = False                    # GM may have several regions (case extension sparse-memory)
     strict: bool = False                    # a pseudo-path: operands aligned as strictly as any API asks (faults)
+    ijson: bool = False                     # every address below 2**53: the target lacks the int64 extension
 
     @classmethod
     def of(cls, spec: Spec, path: Path, form: str | None = None) -> "PathContext":
@@ -99,6 +101,15 @@ class PathContext(ShortRepr):
     def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
         return dataclasses.replace(self, sparse=True)
 
+    def within_ijson(self) -> "PathContext":
+        """The same path with every address a case holds below 2**53 (IJSON_MAX): for a target that does not
+        announce the int64 case extension, whose JSON reader (I-JSON) holds no larger integer exactly."""
+        return self._ijson
+
+    @cached_property
+    def _ijson(self) -> "PathContext":   # one object per context: a test asks for it on every case
+        return dataclasses.replace(self, ijson=True)
+
     @property
     def documented(self) -> bool:
         """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault)."""
@@ -140,11 +151,11 @@ class PathContext(ShortRepr):
         return self.memory("src") == self.memory("dst")
 
     def limit(self, memory: str) -> int:
-        """The end of the addresses a generated case may use in a memory: its capacity, or the 64-bit GM."""
-        if self.unbounded:
-            return UNBOUNDED[1]
+        """The end of the addresses a generated case may use in a memory: its capacity, or the 64-bit GM (within
+        I-JSON, `ijson`: IJSON_MAX, so that no address, not even that of an operand touching no byte, exceeds it)."""
         capacity = self.product.capacities.get(memory)
-        return capacity.bytes if capacity else self.spec.gm_bytes
+        end = UNBOUNDED[1] if self.unbounded else capacity.bytes if capacity else self.spec.gm_bytes
+        return min(end, IJSON_MAX) if self.ijson else end
 
     def span_limit(self, memory: str) -> int:
         """The bytes one region of a generated case may span: the capacity, or the GM window."""

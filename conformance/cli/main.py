@@ -52,9 +52,9 @@ examples:
 
 Run `ascendc-conformance VERB --help` for the options of a verb.
 Exit codes: 0 success (run: the target conforms); 1 the verb found a problem it reports (run: the
-target does not conform; spec check: a broken spec); 2 usage error (unknown product, unreadable file,
-...); run only: 3 the suite's own internal error, 4 a -k expression pytest cannot parse, 5 no test
-selected."""
+target does not conform; spec check: a broken spec; report --compare --fail-on-regression: a
+regression); 2 usage error (unknown product, unreadable file, a -k pytest cannot parse, ...); run only:
+3 the suite's own internal error, 5 no test selected."""
 
 
 class ArgumentParser(argparse.ArgumentParser):

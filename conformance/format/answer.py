@@ -6,9 +6,9 @@ so the judge never has to care about pipes or exceptions.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Any
+from typing import Any, Callable
 
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Result
@@ -90,6 +90,19 @@ class Hello:
     excludes: tuple[Capability, ...] = ()
     extensions: tuple[str, ...] = ()
     limits: Limits = Limits()
+
+    def naming_products(self, product_id: Callable[[str], str | None]) -> Hello:
+        """The hello with every product it names (in `products`, `implements` and `excludes`) by its id:
+        `product_id` resolves an id or alias (`910B` -> `atlas-a2`) as the spec does for --product; a name it
+        does not know stays as it is (the run then says it is none of the spec's)."""
+        def resolved(name: str) -> str:
+            return product_id(name) or name
+
+        def capability(entry: Capability) -> Capability:
+            return Capability(tuple((key, resolved(value) if key == "product" else value) for key, value in entry.keys))
+        return replace(self, products=None if self.products is None else tuple(resolved(p) for p in self.products),
+                       implements=None if self.implements is None else tuple(map(capability, self.implements)),
+                       excludes=tuple(map(capability, self.excludes)))
 
     def claims(self, product: str, api: str) -> bool:
         """Whether the target claims this product and API at all (its `products` and `apis`)."""

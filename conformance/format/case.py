@@ -96,7 +96,13 @@ DETACHED_TENSOR = "detached-tensor"
 # sparse-memory: a memory may have several regions, keyed `<memory>` (the lowest) and `<memory>#<n>` (n = 1, 2,
 # ... by address), none overlapping another: accesses megabytes apart cost only their bytes.
 SPARSE_MEMORY = "sparse-memory"
-EXTENSIONS = (DETACHED_TENSOR, SPARSE_MEMORY)
+# int64: the target reads every integer of a case exactly, up to 64 bits. Without it (I-JSON, RFC 7493: what a
+# JavaScript or any IEEE-double JSON reader keeps exactly) no integer beyond +-(2**53 - 1) is sent to it: GM
+# operands and regions lie below 2**53, and address bits 53-63 stay untested (the certification says so).
+INT64 = "int64"
+EXTENSIONS = (DETACHED_TENSOR, SPARSE_MEMORY, INT64)
+IJSON_MAX = 2**53 - 1
+"""The largest integer (in magnitude) an I-JSON reader holds exactly: the most a target without int64 is sent."""
 REGION_INDEX = "#"   # separates a memory's name from the index of one of its further regions
 
 
@@ -169,6 +175,19 @@ class Case:
             data["extensions"] = list(self.extensions)
         return data
 
+    @property
+    def largest_integer(self) -> int:
+        """The largest magnitude of any integer the case holds (operand and region addresses, parameters): above
+        IJSON_MAX the case needs the int64 extension."""
+        return max([abs(self.src.address), abs(self.dst.address), *(abs(r.address) for r in self.memory.values()),
+                    *_integers(self.params)], default=0)
+
+    @property
+    def requires(self) -> frozenset[str]:
+        """The extensions a target must announce to be sent this case: those it names, and int64 if it holds an
+        integer beyond IJSON_MAX (a case written before int64 was named, e.g. in an older pack, included)."""
+        return frozenset(self.extensions) | ({INT64} if self.largest_integer > IJSON_MAX else set())
+
     def digest(self) -> str:
         """SHA-256 (hex) of everything the case says, its regions' bytes included: equal digests, equal cases."""
         call = {"api": self.api, "product": self.product, "src": self.src.to_json(), "dst": self.dst.to_json(),
@@ -178,6 +197,15 @@ class Case:
         for name in sorted(self.memory):
             digest.update(self.memory[name].data)
         return digest.hexdigest()
+
+
+def _integers(value: Any) -> list[int]:
+    """The magnitudes of the integers in a call's parameters (nested ones included; booleans are not integers)."""
+    if isinstance(value, Mapping):
+        return [n for item in value.values() for n in _integers(item)]
+    if isinstance(value, (list, tuple)):
+        return [n for item in value for n in _integers(item)]
+    return [abs(value)] if isinstance(value, int) and not isinstance(value, bool) else []
 
 
 def plain(value: Any) -> Any:

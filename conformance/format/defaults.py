@@ -15,6 +15,13 @@ PROFILES = {"quick": 3, "ci": 10, "full": 100}
 
 DEFAULT_PROFILE = "ci"
 
+RESENDS = 2
+"""How many more times a case the target failed is sent before the failure is reported (in a profile run and a
+pack run alike): an answer that changes makes the verdict `flaky` (runner.flakes)."""
+
+RESENDS_AFTER_LOSS = 1
+"""How many more times a case the target timed out or crashed on is sent: each try costs a timeout or a restart."""
+
 SMOKE_CASES = 2
 """Cases of one smoke test (never shrunk): the simplest one, and one drawn like every other case."""
 

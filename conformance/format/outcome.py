@@ -19,6 +19,8 @@ class Outcome(Word):
     MISSED_REJECT = "missed-reject"
     WRONG_RULE = "wrong-rule"   # rejected an illegal call naming only other rules (--strict-rules)
     FALSE_REJECT = "false-reject"
+    FLAKY = "flaky"     # a failing answer that changed when the case was sent again (runner.flakes)
+    KNOWN = "known"     # a test failing only with causes a baseline holds (--baseline); never a case's outcome
     WAIVED = "waived"
     DISPUTED = "disputed"
     NOT_SUPPORTED = "not-supported"
@@ -32,13 +34,22 @@ class Outcome(Word):
 
     @property
     def is_failure(self) -> bool:
-        """Whether this verdict fails the run (disputed, waived, not-supported and skipped never do)."""
+        """Whether this verdict fails the run (known, disputed, waived, not-supported and skipped never do; flaky
+        does unless the run allows it: --allow-flaky)."""
         return self in _FAILURES
 
     @property
     def junit_tag(self) -> str | None:
         """The JUnit child element of the test case: failure, error, skipped, or none for a pass."""
         return _JUNIT_TAG.get(self)
+
+    def tally(self, allow_flaky: bool = False) -> str:
+        """The word a test of this verdict is counted under, in the verdict line and in pytest's own summary
+        (runner.plugin makes pytest count it so): "failed" for every verdict that fails the run (a flaky test
+        does not under --allow-flaky: `allow_flaky`)."""
+        if self is Outcome.FLAKY and allow_flaky:
+            return "flaky"
+        return "failed" if self.is_failure else _TALLY[self]
 
     @property
     def symbol(self) -> str:
@@ -52,15 +63,18 @@ class Outcome(Word):
 
 _ORDER = tuple(Outcome)
 _FAILURES = frozenset({Outcome.CRASHED, Outcome.TIMEOUT, Outcome.ERROR, Outcome.FAIL, Outcome.MISSED_REJECT,
-                       Outcome.WRONG_RULE, Outcome.FALSE_REJECT})
+                       Outcome.WRONG_RULE, Outcome.FALSE_REJECT, Outcome.FLAKY})
 _JUNIT_TAG = {Outcome.FAIL: "failure", Outcome.MISSED_REJECT: "failure", Outcome.WRONG_RULE: "failure",
-              Outcome.FALSE_REJECT: "failure",
+              Outcome.FALSE_REJECT: "failure", Outcome.FLAKY: "failure",
               Outcome.ERROR: "error", Outcome.TIMEOUT: "error", Outcome.CRASHED: "error",
-              Outcome.SKIPPED: "skipped", Outcome.NOT_SUPPORTED: "skipped", Outcome.WAIVED: "skipped"}
+              Outcome.SKIPPED: "skipped", Outcome.NOT_SUPPORTED: "skipped", Outcome.WAIVED: "skipped",
+              Outcome.KNOWN: "skipped"}
 _SYMBOL = {Outcome.PASS: "ok", Outcome.FAIL: "FAIL", Outcome.MISSED_REJECT: "MISS", Outcome.WRONG_RULE: "RULE",
-           Outcome.FALSE_REJECT: "FREJ",
+           Outcome.FALSE_REJECT: "FREJ", Outcome.FLAKY: "FLAKY", Outcome.KNOWN: "K",
            Outcome.ERROR: "ERR", Outcome.TIMEOUT: "TIME", Outcome.CRASHED: "CRASH", Outcome.WAIVED: "W",
            Outcome.DISPUTED: "D", Outcome.NOT_SUPPORTED: "n/s", Outcome.SKIPPED: "skip"}
+_TALLY = {Outcome.PASS: "passed", Outcome.DISPUTED: "disputed", Outcome.WAIVED: "waived", Outcome.KNOWN: "known",
+          Outcome.NOT_SUPPORTED: "not supported", Outcome.SKIPPED: "skipped"}
 FAILURES = _FAILURES
 
 

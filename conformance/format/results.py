@@ -25,7 +25,7 @@ One JSON object per line, discriminated by "record":
                "replay_command": str|null, "case": {case_summary}, "cases": n,
                "verdicts": [the verdicts of its cases, worst first], "hypotheses": [ids explaining every case of
                it asked, simplest first; [] for none], "shown_by": [ids explaining its smallest case],
-               "words": "its named hypothesis with that case's values"}, ...],   (the last four optional: records
+               "words": "its named hypothesis with that case's values", "known": bool}, ...],   (the last four optional: records
                written before diagnosis have none; reports.causes groups causes across tests by them)
    "bits": {"<API>": {"<field>": [bit, ...]}}}   (optional: the bits of the parameters its legal cases witnessed
    first in their process, reference.bit_witness; a record without it witnessed none)
@@ -36,9 +36,11 @@ One JSON object per line, discriminated by "record":
 `read` checks every line as it reads it (format.bounded: strict JSON of at most MAX_RECORD_BYTES) against
 schema/results-v1.schema.json: the types of every field above, a known profile, verdict and skip reason.
 
-Outcomes are those of ascendc_conformance.judge.verdict (pass, fail, missed-reject, false-reject, error, timeout, crashed,
-not-supported, waived, disputed) plus "skipped" for tests that did not run (e.g. a legal boundary no path can
-reach under the product's capacities: skipped_reason says "unreachable: ...").
+Outcomes are those of ascendc_conformance.format.outcome: a case's (pass, fail, missed-reject, wrong-rule,
+false-reject, flaky, error, timeout, crashed, not-supported, waived, disputed), plus "known" for a test failing
+only with causes the run's baseline holds (each such cause says `"known": true`) and "skipped" for tests that
+did not run (e.g. a legal boundary no path can reach under the product's capacities: skipped_reason says
+"unreachable: ...").
 """
 from __future__ import annotations
 
@@ -139,7 +141,8 @@ class Cause:
     route: the reports list the routes of a cause), not the test kind (a legal and a boundary test of one bug are
     one cause) and not the other diff classes a case happens to show. A test records each of its causes; the
     reports group them across tests (reports.causes); a run shrinks only the first failure of each cause (its
-    `shrink_key`). `route` stays in the record's JSON, empty, for readers of the first format."""
+    `shrink_key`); a flaky failure's cause is its API alone; a baseline and `report --compare` match causes by
+    their `key`. `route` stays in the record's JSON, empty, for readers of the first format."""
 
     api: str
     route: str
@@ -156,6 +159,8 @@ class Cause:
         """The diff-class cause of a failing verdict on a case (its case_summary), with the verdict's diff and the
         target's answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests)."""
         case, diff = case or {}, diff or {}
+        if verdict is Outcome.FLAKY:   # what a changing answer got wrong is chance: the API is the cause
+            return cls(api=case.get("api") or "", route="", verdict=verdict)
         runs = diff.get("runs") or ()
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
         named = ""
@@ -173,11 +178,13 @@ class Cause:
 
     @property
     def key(self) -> str:
-        """What makes two causes one, stable from run to run (baselines compare runs by it): the API and the
-        hypothesis for an explained cause; else the API, verdict, diff class, rules named and rule broken."""
+        """What a baseline and `report --compare` match this cause by (format.baseline): the API and the
+        hypothesis for an explained cause; else the API, verdict, rule an illegal call breaks, the diff's first
+        class and the rules a false rejection named; never a test id, a route or a seed, which change from run to
+        run while the bug stays."""
         if self.hypothesis:
             return f"{self.api}|{self.hypothesis}"
-        return "|".join((self.api, self.verdict.value, self.diff_class, self.named, self.rule))
+        return "|".join((self.api, self.verdict.value, self.rule, self.diff_class, self.named))
 
     @property
     def shrink_key(self) -> tuple[str, ...]:
@@ -275,14 +282,21 @@ class TestRecord:
     @property
     def cause(self) -> Cause | None:
         """What the (first) failure is about; None for a test that did not fail."""
-        if not self.verdict.is_failure:
-            return None
+        causes = self.failing_causes
+        return causes[0] if causes else None
+
+    @property
+    def failing_causes(self) -> tuple[Cause, ...]:
+        """Every cause the test failed with, worst first (a known test's too: failures a baseline holds)."""
+        if not (self.verdict.is_failure or self.verdict is Outcome.KNOWN):
+            return ()
         if self.causes:
-            return Cause.from_json(self.causes[0]["cause"])
+            return tuple(Cause.from_json(entry["cause"]) for entry in self.causes)
         case = dict(self.case or {})   # a record written before causes were recorded
         case.setdefault("api", self.api)
         case["route"] = case.get("route") or self.route
-        return Cause.of(self.verdict, case, self.diff, fault_rule=self.rule if self.kind is TestKind.ILLEGAL else None)
+        fault_rule = self.rule if self.kind is TestKind.ILLEGAL else None
+        return (Cause.of(self.verdict, case, self.diff, fault_rule=fault_rule),)
 
     def to_json(self) -> dict[str, Any]:
         record = {"record": "test"}

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import NoReturn
+from functools import partial
+from typing import Callable, NoReturn
 
 from hypothesis import target as steer
 
@@ -27,6 +28,8 @@ from ascendc_conformance.format.results import Cause, TestKind, case_summary
 from ascendc_conformance.judge.packed import judge_packed
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
 from ascendc_conformance.runner.diagnosing import Diagnoser
+from ascendc_conformance.runner import flakes
+from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
 from ascendc_conformance.runner.settings import RunSettings
@@ -61,8 +64,9 @@ class Checker:
     """Checks the cases of a run's tests against its target, under its spec, reading, settings and waivers."""
 
     def __init__(self, *, spec: Spec, reading: Reading, target: Target, settings: RunSettings,
-                 waivers: tuple[Waiver, ...], packed: bool) -> None:
+                 waivers: tuple[Waiver, ...], packed: bool, entry: Entry = Entry.PYTEST) -> None:
         self.spec, self.reading, self.target, self.settings = spec, reading, target, settings
+        self.entry = entry                          # the option names hints give
         self.waivers = waivers
         self.packed = packed                        # the run's cases come from a pack: never shrunk
         self.witnesses = BitWitnesses(spec, reading)
@@ -71,11 +75,12 @@ class Checker:
         self.shrink_spent = 0.0                     # seconds spent shrinking, over every finished test
 
     def check(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
-              answer: Answer | None = None) -> None:
+              answer: Answer | None = None, resend: Callable[[Case], Answer] | None = None) -> None:
         """Run one case on the target, judge it, record it; raise the failure of its cause if the target failed
         and that cause is to be shrunk. A case of a pack (`packed`) comes with the target's `answer` (a pack
-        test sends its cases at once: runner.pack_run) and is judged against the pack's expected results; it
-        is never shrunk.
+        test sends its cases at once: runner.pack_run, whose `resend` sends one again) and is judged against
+        the pack's expected results; it is never shrunk. A failing case is sent again before its failure
+        counts (runner.flakes): an answer that changes makes it flaky.
 
         One failure never hides another: after a test's first failure it keeps sending the cases of its budget
         (steering Hypothesis towards cases unlike the failing ones) and records every distinct cause, each
@@ -103,7 +108,7 @@ class Checker:
         if not generating and (not any(state.shrinking for state in record.causes.values())
                                or self._shrink_budget_spent(record)):
             return
-        judged = self.judge_case(record, case, plan, packed=packed, answer=answer)
+        judged = self.judge_case(record, case, plan, packed=packed, answer=answer, resend=resend)
         if judged is None:
             return
         failing = self._record(record, judged, plan, digest, counted=generating, packed=packed)
@@ -112,15 +117,18 @@ class Checker:
             _raise_cause(failing)
 
     def judge_case(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
-                   answer: Answer | None = None) -> Judged | None:
+                   answer: Answer | None = None, resend: Callable[[Case], Answer] | None = None) -> Judged | None:
         """Ask the reference and the target (or take the pack's expected results and the target's answer) and
-        judge the answer; None when the case is not to be sent after all (the test is then skipped)."""
+        judge the answer, a failing one once the case was sent again (runner.flakes: `resend`, by default the
+        target's execute); None when the case is not to be sent after all (the test is then skipped)."""
         naming = self.settings.rule_naming
         if packed is not None:
             assert answer is not None, "a pack's case comes with the target's answer"
-            verdict, expected = judge_packed(packed, case, answer, self.target.hello, reading=self.reading,
-                                             rule_naming=naming, spec=self.spec, diagnose=False)
-            return Judged(case, expected, verdict)
+            judged_on = partial(judge_packed, packed, case, hello=self.target.hello, reading=self.reading,
+                                rule_naming=naming, spec=self.spec, diagnose=False)
+            verdict, expected = judged_on(answer)
+            return Judged(case, expected, self._confirmed(case, answer, verdict, lambda again: judged_on(again)[0],
+                                                          resend))
         expected, others = reference.expect_readings(case, self.spec, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         check_expectation(record.rule, expected if not self.reading.choices else reference.expect(case, self.spec),
@@ -133,9 +141,19 @@ class Checker:
             record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) "
                                                       f"and the case is illegal under the reading {self.reading.label}")
             return None
-        verdict = judge(case, expected, self.target.execute(case), self.target.hello, reading=self.reading,
-                        others=others, rule_naming=naming, spec=self.spec, diagnose=False)   # see _record
-        return Judged(case, expected, verdict)
+        answer = self.target.execute(case)
+        verdict_of = partial(judge, case, expected, hello=self.target.hello, reading=self.reading, others=others,
+                             rule_naming=naming, spec=self.spec,
+                             diagnose=False)   # see _record
+        return Judged(case, expected, self._confirmed(case, answer, verdict_of(answer), verdict_of, resend))
+
+    def _confirmed(self, case: Case, answer: Answer, verdict: Verdict, verdict_of: Callable[[Answer], Verdict],
+                   resend: Callable[[Case], Answer] | None) -> Verdict:
+        """A failing verdict once its case was sent again (runner.flakes); any other as it is."""
+        if not verdict.is_failure:
+            return verdict
+        send = resend or self.target.execute
+        return flakes.confirmed(verdict, answer, lambda: send(case), verdict_of)
 
     @staticmethod
     def unraised_failure(record: CheckRecord) -> str | None:
@@ -202,21 +220,23 @@ class Checker:
             return state
         state.verdict, state.summary, state.size, state.case, state.expected = verdict, summary, size, case, expected
         self._save_replay(record, state)
-        state.text = f"{verdict.describe()}\nreplay: {state.replay_command or '(no --ascendc-report dir)'}"
+        state.text = (f"{verdict.describe()}\nreplay: "
+                      + (state.replay_command or f"(no replay file: {self.entry.flag('report')} DIR keeps one)"))
         return state
 
     def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:
         """Shrink only the first failure of each cause in the run, at most SHRUNK_CAUSES of one test (Hypothesis
         shrinks each cause it is shown, and its shrinking costs draws even where the target is no longer
         asked), while the run's budget lasts, and never a hang or a crash (each try costs a timeout or a
-        restart). The other causes are reported with their smallest drawn case."""
+        restart), nor a flaky one (which bytes go wrong is chance). The other causes are reported with their
+        smallest drawn case."""
         if record.kind is TestKind.SMOKE:   # never shrunk (two cases): the cause's first full test shrinks it
             return
         key = state.cause.shrink_key
         shrunk_here = sum(other.shrinking for other in record.causes.values())
         state.shrinking = (not self.packed and key not in self._shrunk_causes and shrunk_here < SHRUNK_CAUSES
                            and self.shrink_spent < self.settings.shrink_budget
-                           and state.cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED))
+                           and state.cause.verdict not in (Outcome.TIMEOUT, Outcome.CRASHED, Outcome.FLAKY))
         self._shrunk_causes.add(key)
 
     def _waived(self, record: CheckRecord, verdict: Verdict, expected: Result) -> Verdict:

@@ -31,6 +31,7 @@ from types import MappingProxyType
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.replay import Demonstrated
 from ascendc_conformance.format.results import Cause
 from ascendc_conformance.judge.diagnosis import Diagnosis, Explanation, FailingAnswer
@@ -64,6 +65,8 @@ class Diagnoser:
                   drawn: bool) -> Attribution:
         """The cause of one failing case of the test (`fallback`: its diff-class cause); `drawn`: one of the
         cases the test draws, not a shrinker's candidate."""
+        if verdict.outcome is Outcome.FLAKY:   # what a changing answer got wrong is chance, not a bug class
+            return Attribution(fallback)
         actual = verdict.what_it_did
         failing = FailingAnswer.of(case, expected, actual, self.spec, self.reading) if actual is not None else None
         if failing is None:   # a timeout, a rejection for another rule, an answer no bug class makes

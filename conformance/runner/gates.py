@@ -5,13 +5,17 @@ run) and for one that takes them from a pack.
 sent any of its cases — it does not validate and the test is about a rule to reject, it does not declare the
 check of a harness rule, it is typed and the fault lies outside a C type, the bound is unreachable or beyond a
 declared maximum, the target's hello supports none of the test's paths, or it lacks a case-format extension
-the cases need — and otherwise says which paths (contexts, within the target's declared limits) it sends
-cases of, and what the reference must answer them.
+the cases need — and otherwise says which paths (contexts, within the target's declared limits, and within
+I-JSON's integers for a target without the int64 extension) it sends cases of, and what the reference must
+answer them.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from ascendc_conformance.format.case import INT64
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.runner.plan import Plan, PlannedItem
 from ascendc_conformance.runner.records import CheckRecord
@@ -31,8 +35,16 @@ def plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Pla
     """The plan of the test of `item` (a smoke test's: of the route, fault or bound it stands for), or the test
     skipped for why it cannot send anything; worked out on the test's first case and kept in its record."""
     if record.plan is None:
-        record.plan = _plan(run, record, item)
+        record.plan = _within_ijson(run, _plan(run, record, item))
     return record.plan
+
+
+def _within_ijson(run: RunSession, plan: Plan) -> Plan:
+    """The plan as the target's JSON reader lets it be drawn: without the int64 extension every integer of its
+    cases within I-JSON's +-(2**53 - 1) (addresses below 2**53; GM address bits 53-63 untested)."""
+    if run.target.handles(frozenset({INT64})):
+        return plan
+    return replace(plan, contexts=tuple(context.within_ijson() for context in plan.contexts))
 
 
 def _plan(run: RunSession, record: CheckRecord, item: PlannedItem | Smoke) -> Plan:

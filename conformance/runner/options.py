@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Callable
 
-from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, RUN_SHRINK_SECONDS,
-                                                 SHRINK_SECONDS)
+from ascendc_conformance.format.defaults import (CASE_TIMEOUT_S, DEFAULT_PROFILE, PROFILES, RESENDS,
+                                                 RUN_SHRINK_SECONDS, SHRINK_SECONDS)
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.errors import ConformanceError, did_you_mean
 
@@ -168,6 +169,11 @@ class RunOption:
             kwargs["type"] = self.parse
         return kwargs
 
+    @property
+    def unset(self) -> Any:
+        """The value of the option when it is not given."""
+        return False if self.flag else [] if self.repeatable else self.default
+
     def plugin_args(self, value: Any) -> list[str]:
         """The plugin's command-line words that pass `value` on (none for an unset value)."""
         if self.flag:
@@ -237,6 +243,16 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("pack", "run exactly the cases of this certification pack (`ascendc-conformance pack build`), no "
                       "case drawn: the pack fixes the products, APIs, profile and cases (select tests with -k); the "
                       "statement names its pack id; a pack whose hashes do not match is refused", metavar="DIR"),
+    RunOption("baseline", "the results of an earlier run (its report directory or results.jsonl) whose causes of "
+                          "failure are known: a test failing only with them gets the verdict known and does not fail "
+                          "the run; a new cause fails it; a baseline cause that no longer fails is reported as fixed. "
+                          "Causes are matched by their key (API, verdict, rule, what tells the behaviour apart), "
+                          "never by test id or seed", metavar="DIR|FILE"),
+    RunOption("strict_baseline", "with --baseline: a baseline cause that no longer fails fails the run too, so that "
+                                 "the baseline gets refreshed", flag=True),
+    RunOption("allow_flaky", f"a test whose failing answer changed when its case was sent again (verdict flaky; "
+                             f"each failing case is sent up to {RESENDS} more times) does not fail the run; it is "
+                             "still reported", flag=True),
     RunOption("target_processes", "how many processes of an exec: target to start (in each worker): a pack test's "
                                   "cases are shared among them, several in flight on each (a profile run draws "
                                   f"one case at a time and uses one); 1 to {MAX_TARGET_PROCESSES} (default 1)",
@@ -254,9 +270,37 @@ RUN_ONLY: tuple[RunOption, ...] = (SEED, WORKERS)
 the plugin's."""
 
 
+class Entry(Enum):
+    """How a run was started, which decides the option names its hints give: `ascendc-conformance run`'s
+    (`--report`) or the pytest plugin's (`--ascendc-report`, `--hypothesis-seed`)."""
+
+    RUN = "run"
+    PYTEST = "pytest"
+
+    def flag(self, name: str) -> str:
+        """The command-line name of the option called `name` (`report`, `seed`, ...) for this entry point."""
+        option = named(name)
+        return option.cli_flag if self is Entry.RUN else option.plugin_flag
+
+
 def named(name: str) -> RunOption:
     """The option called `name` (`product`, `seed`, ...)."""
     return next(option for option in OPTIONS + RUN_ONLY if option.name == name)
+
+
+def plugin_problem(value: Callable[[RunOption], Any]) -> str | None:
+    """Why the plugin's options of a pytest session (`value(option)`: as pytest kept it) would silently run no
+    conformance test: an empty --ascendc-target (an unset $TARGET), or another --ascendc-* option without it.
+    None when there is nothing wrong (no --ascendc-* option at all, or a target)."""
+    target = value(TARGET)
+    accepted = "expected reference, exec:<command line> or python:<module>:<attr>"
+    if target is not None and not str(target).strip():
+        return f"{TARGET.plugin_flag} is empty (an unset environment variable?); {accepted}"
+    given = [option.plugin_flag for option in OPTIONS if option is not TARGET and value(option) != option.unset]
+    if target is None and given:
+        return (f"{', '.join(given)} given without {TARGET.plugin_flag}, so no conformance test would run; add "
+                f"{TARGET.plugin_flag}=TARGET ({accepted})")
+    return None
 
 
 def add_to_pytest(parser: Any) -> None:

@@ -12,9 +12,11 @@ one that sends some records why the others were not (its skipped_reason).
 from __future__ import annotations
 
 from collections import Counter
+from typing import Generator, Iterator
 
 import pytest
 
+from ascendc_conformance.format.answer import Answer
 from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.pack import PackedCase
@@ -25,6 +27,7 @@ from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.limits import beyond
+from ascendc_conformance.targets import Target
 
 REASONS = (SkipReason.DECLARED_LIMIT, SkipReason.NOT_VALIDATING, SkipReason.NEEDS_EXTENSION, SkipReason.NOT_SUPPORTED)
 """Why a case of a pack is not sent, in the order a test none of whose cases is sent names them."""
@@ -49,7 +52,7 @@ def _why_not(run: RunSession, plan: Plan, paths: dict[ContextKey, PathContext], 
     ctx = paths.get(_key_of_case(call))
     if ctx is None:
         return SkipReason.NOT_SUPPORTED
-    if not run.target.handles(frozenset(call.extensions)):
+    if not run.target.handles(call.requires):
         return SkipReason.NEEDS_EXTENSION
     if beyond(call, ctx, run.limits, plan.pinned) is not None:
         return SkipReason.DECLARED_LIMIT
@@ -93,11 +96,41 @@ def check_pack_test(run: RunSession, record: CheckRecord, plan: Plan) -> None:
     ends the test (the cases after it are not judged)."""
     assert run.pack is not None, "a pack test runs in a pack run"
     chosen = sendable(run, record, plan, run.pack.cases(record.test_id))
-    answers = run.target.execute_many(packed.materialize() for packed in chosen)
+    answers = _Answers(run.target, chosen)
     try:
-        for packed, (case, answer) in zip(chosen, answers):
-            run.checker.check(record, case, plan, packed=packed, answer=answer)
+        for packed, case, answer in answers:
+            run.checker.check(record, case, plan, packed=packed, answer=answer, resend=answers.resend)
             if record.timed_out:
                 break
     finally:
         answers.close()
+
+
+class _Answers:
+    """The target's answers to a pack test's cases, in order, several in flight (Target.execute_many); and a
+    case sent again in between (a failing one, runner.flakes) once nothing is in flight, so that no answer is
+    taken for another's: the answers then in flight are dropped, and their cases sent again afterwards."""
+
+    def __init__(self, target: Target, cases: list[PackedCase]) -> None:
+        self.target, self.cases = target, cases
+        self.taken = 0   # cases whose answer was handed out
+        self._stream: Generator[tuple[Case, Answer], None, None] | None = None
+
+    def __iter__(self) -> Iterator[tuple[PackedCase, Case, Answer]]:
+        while self.taken < len(self.cases):
+            started = self.taken
+            self._stream = self.target.execute_many(packed.materialize() for packed in self.cases[self.taken:])
+            for case, answer in self._stream:   # ends early when `resend` closed it: the next one starts
+                self.taken += 1
+                yield self.cases[self.taken - 1], case, answer
+            if self.taken == started:   # a stream that answered nothing is not started again
+                return
+
+    def resend(self, case: Case) -> Answer:
+        self.close()
+        return self.target.execute(case)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None

@@ -19,16 +19,19 @@ from types import ModuleType
 from typing import Generator, Iterator
 
 import pytest
+from _pytest.runner import pytest_make_collect_report as collect_report
 from hypothesis import HealthCheck, Phase, settings
 
 if sys.version_info < (3, 11):   # Python 3.10: pytest and Hypothesis depend on the backport there
     from exceptiongroup import BaseExceptionGroup
 
 from ascendc_conformance.format.defaults import PROFILES
+from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
-from ascendc_conformance.runner.recorder import RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, Reporter, RunRecorder
+from ascendc_conformance.runner.recorder import (RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, VERDICT_ATTRIBUTE, Reporter,
+                                                RunRecorder)
 from ascendc_conformance.runner.checker import Checker, ConformanceFailure
 from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.selection import param_id
@@ -142,6 +145,18 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> pytest.CollectReport | None:
+    """The suite's test modules collected in full under --lf; pytest's cache plugin then keeps their tests that
+    failed last time, as it does a user's own. Without this it skips them: once a file of the user's own holds
+    a last failure, --lf skips every file that is not a last failure's path under the root directory, and the
+    suite's files lie outside it (their tests' ids are relative to the suite's folder). pytest's own collection
+    is private API: should it change, tests/e2e/test_plugin_traps.py fails."""
+    if isinstance(collector, SuiteModule) and collector.config.getoption("lf", False):
+        return collect_report(collector)
+    return None
+
+
 def _load_run_profile(session: RunSession) -> None:
     settings.load_profile(f"ascendc-{session.profile}")
 
@@ -171,13 +186,28 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+FIXTURES = {TestKind.SMOKE: "ascendc_smoke", TestKind.LEGAL: "ascendc_path", TestKind.ILLEGAL: "ascendc_fault",
+            TestKind.BOUNDARY: "ascendc_boundary", TestKind.LIMIT: "ascendc_limit"}
+"""The fixture that hands each suite test function (`test_<kind>`) the item it checks."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[pytest.Item] | None:
+    """No test at all of a suite test function the selection gives nothing to (test_limit for a target that
+    declares no limits): pytest would make an empty parametrisation a skipped test, and deselecting it would
+    end every run with an unexplained "1 deselected"."""
+    session = collector.config.stash.get(SESSION_KEY, None)
+    kind = next((kind for kind in TestKind if name == f"test_{kind.value}"), None)
+    if session is None or not isinstance(collector, SuiteModule) or kind is None:
+        return None
+    return None if any(session.selection.tests(kind)) else []
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     session = metafunc.config.stash.get(SESSION_KEY, None)
     if session is None:
         return
-    for fixture, kind in (("ascendc_smoke", TestKind.SMOKE), ("ascendc_path", TestKind.LEGAL),
-                          ("ascendc_fault", TestKind.ILLEGAL), ("ascendc_boundary", TestKind.BOUNDARY),
-                          ("ascendc_limit", TestKind.LIMIT)):
+    for kind, fixture in FIXTURES.items():
         if fixture in metafunc.fixturenames:
             items = [item for _, _, item in session.selection.tests(kind)]
             metafunc.parametrize(fixture, items, ids=[param_id(item) for item in items])
@@ -187,13 +217,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     session = config.stash.get(SESSION_KEY, None)
     if session is None:
         return
-    # a suite test function the selection gives nothing to (test_limit for a target declaring no limits) is
-    # an empty parametrisation, which pytest would show as a skipped test: it is no test of the run
-    empty = [item for item in items if isinstance(item.parent, SuiteModule)
-             and item.name not in session.selection.planned]
-    if empty:
-        items[:] = [item for item in items if item not in empty]
-        config.hook.pytest_deselected(items=empty)
     items[:] = _interleaved(session, items)
     shard = config.getoption("ascendc_shard", None)
     if not shard:
@@ -255,11 +278,31 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     """The test's record; when the test ends (passed, failed or skipped) it is kept on the item, and travels
     to the controlling process on the teardown report (see ascendc_conformance.runner.recorder)."""
     kind, _ = ascendc_run.selection.planned[request.node.name]
+    baseline = ascendc_run.baseline
     record = CheckRecord(test_id=request.node.name, kind=kind,
-                         budget=ascendc_run.selection.budget(request.node.name, kind))
+                         budget=ascendc_run.selection.budget(request.node.name, kind),
+                         known=baseline.keys if baseline is not None else frozenset())
     yield record
     ascendc_run.checker.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+
+
+def _as_verdict(item: pytest.Item, report: pytest.TestReport, record: CheckRecord) -> None:
+    """pytest's outcome of a conformance test as its verdict has it, and the verdict on the report (the recorder
+    counts the test under its verdict's word: Outcome.tally): a test failing only with causes the baseline
+    holds, or flaky under --allow-flaky, does not fail the session; a test that judged no case is skipped."""
+    verdict = record.verdict
+    setattr(report, VERDICT_ATTRIBUTE, verdict.value)
+    allow_flaky = item.config.stash[SESSION_KEY].settings.allow_flaky
+    allowed = verdict is Outcome.KNOWN or (verdict is Outcome.FLAKY and allow_flaky)
+    if report.failed and allowed:
+        reason = f"{verdict}: {record.failure_text.splitlines()[0] if record.causes else ''}"
+    elif report.passed and verdict in (Outcome.SKIPPED, Outcome.NOT_SUPPORTED):
+        reason = record.skipped_reason or verdict.value
+    else:
+        return
+    report.outcome = "skipped"
+    report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {reason}")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -280,6 +323,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         failure = Checker.unraised_failure(record) if record is not None else None
         if failure is not None:                            # a failure reported as drawn: the test fails all the same
             report.outcome, report.longrepr = "failed", failure
+    if call.when == "call":
+        record = getattr(item, "funcargs", {}).get("ascendc_record")
+        if record is not None:
+            _as_verdict(item, report, record)
     if call.when == "teardown" and RECORD_KEY in item.stash:
         setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
     return report

@@ -32,6 +32,10 @@ from ascendc_conformance.spec.model import Reading, Spec
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
+VERDICT_ATTRIBUTE = "ascendc_verdict"   # on a call report: the test's verdict (what pytest counts it as)
+LETTERS = {"passed": ".", "failed": "F", "skipped": "s", "not supported": "n", "disputed": "d", "waived": "w",
+           "known": "k", "flaky": "f"}
+"""The progress letter of a conformance test counted under each Outcome.tally word (pytest's dots)."""
 class Reporter(Protocol):
     """What the run needs of the reports layer, which sits above it (the entry point passes the module in)."""
 
@@ -55,6 +59,8 @@ class RunRecorder:
         self.run_record: dict[str, Any] = {}
         self.verdict: list[str] = []           # printed when pytest is done (after its own summary)
         self.progress: Progress | None = None
+        self.failed: set[str] = set()          # conformance tests pytest saw fail (in any phase)
+        self.others: set[str] = set()          # the session's other tests (a user's own): pytest's, not the verdict's
 
     # --- start ------------------------------------------------------------------------------------------------
 
@@ -79,7 +85,10 @@ class RunRecorder:
             "machine": {"node": platform.node(), "python": platform.python_version(),
                         "platform": platform.platform(), "hypothesis": hypothesis.__version__},
             "waivers": [w.to_json() for w in self.run.waivers], "command": self._command(seed),
-            "declared_limits": [deviation.to_json() for deviation in self.run.selection.deviations]}
+            "declared_limits": [deviation.to_json() for deviation in self.run.selection.deviations],
+            "entry": self.run.entry.value, "allow_flaky": settings.allow_flaky,
+            "baseline": self.run.baseline.to_json() if self.run.baseline is not None else None,
+            "strict_baseline": settings.strict_baseline}
         if settings.report_dir is not None:
             results.append(settings.report_dir, self.run_record)
 
@@ -87,6 +96,13 @@ class RunRecorder:
         """What in the run's set-up does not do what its author may think."""
         warnings = [f"hello {entry} matches no documented path of the spec (check its spelling): tests it was "
                     "meant to select or exclude are not affected by it" for entry in self.run.idle_capabilities()]
+        baseline = self.run.baseline
+        if baseline is not None and (baseline.suite_version, baseline.spec_digest) != (
+                ascendc_conformance.__version__, self.run.spec.digest):
+            warnings.append(f"the baseline {baseline.source} was written by ascendc-conformance "
+                            f"{baseline.suite_version} from spec {baseline.spec_digest} (this run: "
+                            f"{ascendc_conformance.__version__}, spec {self.run.spec.digest}): its causes are "
+                            "matched by key all the same; a cause whose key changed between releases shows as new")
         profile = self.config.getoption("hypothesis_profile", None)
         if profile:
             warnings.append(f"--hypothesis-profile {profile} is not used: every test of this pytest session runs "
@@ -105,9 +121,11 @@ class RunRecorder:
             seed = self._seed()
             # a seed fixes the cases only together with the Hypothesis release that draws them
             drawn = f"{seed} (Hypothesis {hypothesis.__version__})" if seed is not None else \
-                "random (pass --hypothesis-seed to fix it)"
+                f"random (pass {self.run.entry.flag('seed')} to fix it)"
             cases = f"profile {run.profile} ({PROFILES[run.profile]} cases per test); seed {drawn}"
         selection = f"products {_names(run.products)}; apis {_names(run.apis)}"
+        if run.baseline is not None:
+            selection += f"; baseline {run.baseline.source} ({len(run.baseline.causes)} cause(s))"
         shard = self.config.getoption("ascendc_shard", None)
         keyword = self.config.getoption("keyword", None)
         selection += (f"; shard {shard}" if shard else "") + (f"; -k {keyword!r}" if keyword else "")
@@ -174,9 +192,18 @@ class RunRecorder:
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(self, report: pytest.TestReport,
                                  config: pytest.Config) -> tuple[str, str, str] | None:
-        """With progress shown and no -v, conformance tests print no dots: the progress line says it all
-        (the words stay, for the short summary at the end)."""
-        if self.progress is None or config.get_verbosity() > 0 or not self._is_conformance(report.nodeid):
+        """pytest counts a conformance test under its verdict's word (Outcome.tally: passed, disputed, waived,
+        known, not supported, skipped, failed), so that its summary line agrees with the verdict line. With
+        progress shown and no -v, conformance tests print no dots: the progress line says it all (the words
+        stay, for the short summary at the end)."""
+        if not self._is_conformance(report.nodeid):
+            return None
+        quiet = self.progress is not None and config.get_verbosity() <= 0
+        verdict = getattr(report, VERDICT_ATTRIBUTE, None)
+        if report.when == "call" and verdict is not None and not report.failed:
+            word = Outcome(verdict).tally(self.run.settings.allow_flaky)
+            return word, "" if quiet else LETTERS[word], word.upper()
+        if not quiet:
             return None
         if report.passed and report.when != "call":
             return "", "", ""
@@ -185,6 +212,10 @@ class RunRecorder:
         return report.outcome, "", report.outcome.upper()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self._is_conformance(report.nodeid):
+            self.others.add(report.nodeid)
+        elif report.failed:
+            self.failed.add(report.nodeid)
         if getattr(report, SUITE_ERROR_ATTRIBUTE, False) and self.config.getoption("tbstyle") == "no":
             self._write(f"{PREFIX} the suite's own error in {report.nodeid}:\n{report.longreprtext}")
         text = getattr(report, RECORD_ATTRIBUTE, None)
@@ -221,11 +252,19 @@ class RunRecorder:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.progress is not None:
             self.progress.finish()
-        try:
-            self.verdict = self.reporter.verdict_lines(self.run_record, self.records, int(exitstatus),
-                                                       self.run.settings.report_dir, spec=self.run.spec)
-        except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
-            self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
+        status = self._exit_status(int(exitstatus))
+        if status == pytest.ExitCode.TESTS_FAILED:   # --strict-baseline fails a session pytest saw pass
+            session.exitstatus = status
+        ran = not self._nothing_ran(int(exitstatus))
+        if ran:
+            try:
+                self.verdict = self.reporter.verdict_lines(self.run_record, self.records, status,
+                                                           self.run.settings.report_dir, spec=self.run.spec)
+            except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
+                self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
+            if self.others:
+                self.verdict.append(f"{PREFIX} the verdict counts the {len(self.records)} conformance test(s) only; "
+                                    f"the session's {len(self.others)} other test(s) are pytest's (its summary above)")
         for waiver in self.run.waivers:
             if waiver.to_json() not in self.matched_waivers:
                 self.config.issue_config_time_warning(pytest.PytestWarning(
@@ -234,7 +273,9 @@ class RunRecorder:
         report_dir = self.run.settings.report_dir
         if report_dir is None:
             return
-        results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": int(exitstatus)})
+        results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": status})
+        if not ran:
+            return
         try:
             written = self.reporter.write_all(report_dir, spec=self.run.spec, details=self.run.settings.report_details)
         except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
@@ -242,6 +283,22 @@ class RunRecorder:
         else:
             print(f"\nreports: {', '.join(str(path) for path in written.values())}")
 
+
+    def _nothing_ran(self, pytest_status: int) -> bool:
+        """A session that was never meant to run the tests (--collect-only) or ended in a usage error before it
+        could (a -k expression pytest cannot parse): pytest's own output says it all, without a verdict."""
+        return bool(self.config.option.collectonly) or pytest_status == pytest.ExitCode.USAGE_ERROR
+
+    def _exit_status(self, pytest_status: int) -> int:
+        """The conformance run's own exit status: pytest's, but of the conformance tests only (a user's own
+        failing test is pytest's business, never the verdict's), and 1 when --strict-baseline finds a cause of
+        the baseline fixed (the baseline is to be refreshed)."""
+        if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return pytest_status
+        baseline = self.run.baseline
+        stale = (self.run.settings.strict_baseline and baseline is not None
+                 and baseline.fixed(TestRecord.from_json(record) for record in self.records))
+        return int(pytest.ExitCode.TESTS_FAILED if self.failed or stale else pytest.ExitCode.OK)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """The verdict, last: after pytest's own tally, which lumps not-supported tests with skips."""

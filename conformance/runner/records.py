@@ -102,6 +102,7 @@ class CheckRecord(ShortRepr):
     started: float = field(default_factory=time.monotonic)
     shrink_started: float | None = None   # when the first call past the budget came
     bits: Witnessed = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
+    known: frozenset[str] = frozenset()   # the keys of the causes the run's baseline holds (format.baseline)
 
     def __repr__(self) -> str:
         return f"CheckRecord({self.test_id})"
@@ -116,10 +117,17 @@ class CheckRecord(ShortRepr):
     def rule(self) -> str | None:
         return self.subject.get("rule")
 
+    def is_known(self, state: CauseRecord) -> bool:
+        """Whether the run's baseline holds this cause of the test's failures, by the key it is recorded under (the
+        diagnosed hypothesis that names it, CauseRecord.reported)."""
+        return state.reported.key in self.known
+
     @property
     def ranked_causes(self) -> list[CauseRecord]:
-        """The causes, worst verdict first (the test's own verdict), then in the order they were found."""
-        return sorted(self.causes.values(), key=lambda state: (state.verdict.outcome.severity, state.index))
+        """The causes, new ones before those the baseline holds, worst verdict first (the test's own verdict),
+        then in the order they were found."""
+        return sorted(self.causes.values(),
+                      key=lambda state: (self.is_known(state), state.verdict.outcome.severity, state.index))
 
     @property
     def failure(self) -> Verdict | None:
@@ -131,20 +139,27 @@ class CheckRecord(ShortRepr):
     @property
     def failure_text(self) -> str:
         """What the test fails with: every cause, each with its verdict, diff and replay command."""
-        texts = [state.text for state in self.ranked_causes]
+        texts = [("known (in the baseline): " if self.is_known(state) else "") + state.text
+                 for state in self.ranked_causes]
         if len(texts) < 2:
             return "".join(texts)
         return f"{len(texts)} distinct causes:\n" + "\n\n".join(f"({i}) {text}" for i, text in enumerate(texts, 1))
 
     @property
     def verdict(self) -> Outcome:
-        """The worst outcome of its cases and causes (skipped if it judged none); error if the suite failed."""
+        """The worst outcome of its cases and causes (skipped if it judged none); error if the suite failed; a
+        failing test's worst outcome among the causes its run's baseline does not hold, or known if it holds
+        them all."""
         if self.error is not None:
             return Outcome.ERROR
         outcomes = [Outcome(outcome) for outcome in self.counts] + [c.verdict.outcome for c in self.causes.values()]
         if self.skip is not None and not outcomes:
             return self.skip.verdict
-        return min(outcomes, key=lambda o: o.severity, default=Outcome.SKIPPED)
+        worst = min(outcomes, key=lambda o: o.severity, default=Outcome.SKIPPED)
+        if not worst.is_failure:
+            return worst
+        new = [state.verdict.outcome for state in self.causes.values() if not self.is_known(state)]
+        return min(new, key=lambda o: o.severity) if new else Outcome.KNOWN
 
     @property
     def timed_out(self) -> bool:
@@ -201,7 +216,7 @@ class CheckRecord(ShortRepr):
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
             skipped_reason=self.skipped_reason, other_rule=self.other_rule,
             case=freeze(first.summary) if first else None,
-            causes=freeze([state.to_json() for state in ranked]),
+            causes=freeze([{**state.to_json(), "known": self.is_known(state)} for state in ranked]),
             bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))
 
 

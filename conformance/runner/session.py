@@ -11,6 +11,7 @@ import json
 import os
 from functools import cached_property
 
+from ascendc_conformance.format.baseline import Baseline
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
@@ -18,7 +19,7 @@ from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.pack import Pack, open_pack
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.checker import Checker
-from ascendc_conformance.runner.options import OptionError
+from ascendc_conformance.runner.options import Entry, OptionError
 from ascendc_conformance.runner.selection import PACKED_KINDS, Selection, selected_apis, selected_products
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.model import Reading, Spec
@@ -30,9 +31,10 @@ from ascendc_conformance.targets import EXEC_SCHEME, Target, open_target
 class RunSession:
     """A run of the suite under `settings` against the spec `spec` (the entry point's)."""
 
-    def __init__(self, settings: RunSettings, spec: Spec) -> None:
+    def __init__(self, settings: RunSettings, spec: Spec, entry: Entry = Entry.PYTEST) -> None:
         self.settings = settings
         self.spec = spec
+        self.entry = entry   # `run` or the plugin: the option names its hints give
         self._target: Target | None = None
 
     def start(self) -> None:
@@ -41,6 +43,7 @@ class RunSession:
         error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options)."""
         checks = (("pack", self._check_pack), ("product", lambda: self.products), ("api", lambda: self.apis),
                   ("reading", lambda: self.reading), ("waivers", lambda: self.waivers),
+                  ("baseline", lambda: self.baseline), ("strict_baseline", self._check_strict_baseline),
                   ("target_processes", self._check_processes), ("target", lambda: self.target),
                   ("target", self._check_something_runs), ("report", self._check_report_dir))
         for name, check in checks:
@@ -58,6 +61,16 @@ class RunSession:
     def waivers(self) -> tuple[waivers.Waiver, ...]:
         """The run's waivers (WaiverError for a file that cannot be used)."""
         return waivers.load(self.settings.waivers_file, self.spec.rules) if self.settings.waivers_file else ()
+
+    @cached_property
+    def baseline(self) -> Baseline | None:
+        """The causes of failure the run knows of already (--baseline; BaselineError for one it cannot read)."""
+        return Baseline.read(self.settings.baseline) if self.settings.baseline is not None else None
+
+    def _check_strict_baseline(self) -> None:
+        if self.settings.strict_baseline and self.settings.baseline is None:
+            raise ConformanceError(f"fails the run when a cause of the baseline no longer fails; give the baseline "
+                                   f"with {self.entry.flag('baseline')} DIR|FILE")
 
     @cached_property
     def reading(self) -> Reading:
@@ -106,7 +119,7 @@ class RunSession:
     def checker(self) -> Checker:
         """What checks each case of the run's tests (the target started)."""
         return Checker(spec=self.spec, reading=self.reading, target=self.target, settings=self.settings,
-                       waivers=self.waivers, packed=self.pack is not None)
+                       waivers=self.waivers, packed=self.pack is not None, entry=self.entry)
 
     def _check_pack(self) -> None:
         """A pack fixes the selection (no --product or --api beside it) and must come from this suite's spec and

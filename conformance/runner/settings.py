@@ -29,6 +29,9 @@ class RunSettings:
     rule_naming: RuleNaming = RuleNaming.KNOWN    # when a rejection naming only other rules is wrong-rule
     pack: Path | None = None                      # run the cases of this pack (format.pack), none drawn
     target_processes: int = 1                     # processes of an exec target
+    baseline: Path | None = None                  # the results of an earlier run whose causes are known
+    strict_baseline: bool = False                 # a baseline cause no longer failing fails the run
+    allow_flaky: bool = False                     # a flaky test does not fail the run
 
     @classmethod
     def from_options(cls, value: Callable[[RunOption], Any]) -> RunSettings:
@@ -40,7 +43,9 @@ class RunSettings:
                    waivers_file=Path(values["waivers"]) if values["waivers"] else None, timeout=values["timeout"],
                    shrink_seconds=values["shrink_seconds"], shrink_budget=values["shrink_budget"],
                    reading=tuple(values["reading"]), rule_naming=_rule_naming(values),
-                   pack=Path(values["pack"]) if values["pack"] else None, target_processes=values["target_processes"])
+                   pack=Path(values["pack"]) if values["pack"] else None, target_processes=values["target_processes"],
+                   baseline=Path(values["baseline"]) if values["baseline"] else None,
+                   strict_baseline=values["strict_baseline"], allow_flaky=values["allow_flaky"])
 
 
 def _rule_naming(values: dict[str, Any]) -> RuleNaming:

@@ -39,8 +39,15 @@ def open_target(target: str, spec: Spec, *, timeout: float = CASE_TIMEOUT_S, sta
     (default: the larger of ``timeout`` and 30 s); ``processes`` instances of
     an exec target share the cases given to ``execute_many`` (an in-process
     target has one). Raises TargetSpecError for an unusable spec and
-    TargetStartError when the target fails to start.
+    TargetStartError when the target fails to start. The products its hello names may be ids or aliases, as
+    the command line's --product (resolved here through the spec).
     """
+    started = _start(target, spec, timeout=timeout, start_timeout=start_timeout, processes=processes)
+    started.hello = started.hello.naming_products(spec.resolve_product)   # `910B` in a hello, as on the CLI
+    return started
+
+
+def _start(target: str, spec: Spec, *, timeout: float, start_timeout: float | None, processes: int) -> Target:
     scheme, _, rest = target.partition(":")
     if target == "reference":
         return ReferenceTarget(spec)

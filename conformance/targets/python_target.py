@@ -33,6 +33,11 @@ def load_object(module_name: str, attr: str) -> Any:
     execute(), and TargetStartError if the module or the constructor raises.
     """
     spec = f"python:{module_name}:{attr}"
+    if "/" in module_name or "\\" in module_name or module_name.endswith(".py"):
+        raise TargetSpecError(
+            f"{spec!r}: {module_name!r} is a file path; python: takes the dotted name of a module on PYTHONPATH, "
+            f"e.g. PYTHONPATH=<its directory> and python:my_target:MyTarget (or exec:python3 <file> for a program)"
+        )
     if not module_name or not attr:
         raise TargetSpecError(
             f"{spec!r}: expected python:<module>:<attr>, e.g. python:my_pkg.target:MyTarget"
@@ -67,8 +72,12 @@ def object_hello(obj: Any, default_name: str) -> dict[str, Any]:
         return {"name": default_name, "validates": False}
     raw = obj.hello()
     if not isinstance(raw, dict):
-        raise ValueError(f"hello() returned a {type(raw).__name__}, not a dict")
+        raise NotAHello(f"hello() returned a {type(raw).__name__}, not a dict")
     return raw
+
+
+class NotAHello(ValueError):
+    """What an object's hello() returned is not a hello dict (its own code did not fail)."""
 
 
 def _traceback_tail() -> str:
@@ -83,12 +92,17 @@ class PythonTarget(Target):
         self.obj = obj
         try:
             raw = object_hello(obj, name)
+        except NotAHello as exc:
+            raise TargetStartError(f"target {name!r} failed its hello: {exc}") from None
+        except (Exception, SystemExit) as exc:   # the target's own code raised: its traceback is the clue
+            raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
+                                   _traceback_tail()) from exc
+        try:
             if raw.get("status", ResultStatus.OK) != ResultStatus.OK:
                 raise ValueError(f'hello() returned status {quoted(raw.get("status"))}, not "ok"')
             self.hello = Hello.from_dict(raw)
-        except (Exception, SystemExit) as exc:
-            raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}",
-                                   _traceback_tail()) from exc
+        except ValueError as exc:   # what it returned is not a hello: the message says what, no traceback
+            raise TargetStartError(f"target {name!r} failed its hello: {clip(str(exc), TARGET_TEXT_CHARS)}") from None
 
     def execute(self, case: Case) -> Answer:
         """Call the object's execute with the case v1 dict (a fresh one: the object cannot alter the case, as an

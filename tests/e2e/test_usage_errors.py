@@ -56,6 +56,10 @@ BAD_INPUTS = [
     ("hello-implements-nothing", ["--target", bad_hello("implements-nothing")], "target",
      "leaves nothing of the selection"),
     ("hello-unknown-product", ["--target", bad_hello("unknown-product")], "target", "did you mean atlas-a2?"),
+    ("hello-python-products-string", ["--target", "python:tests.fixtures.targets.py_fakes:ProductsAsString"],
+     "target", '"products" must be a list of strings'),
+    ("target-python-file-path", ["--target", "python:./my_target.py:MyTarget"], "target",
+     "is a file path; python: takes the dotted name of a module on PYTHONPATH"),
     ("product", ["--product", "atlasa2"], "product", "did you mean atlas-a2?"),
     ("api", ["--api", "Datacopy"], "api", "did you mean DataCopy?"),
     ("reading-set", ["--reading", "devkti"], "reading", "did you mean devkit?"),
@@ -67,6 +71,8 @@ BAD_INPUTS = [
     ("waivers-missing", ["--waivers", "{tmp}/nope.yaml"], "waivers", "cannot read the waiver file"),
     ("waivers-malformed", ["--waivers", "{tmp}/malformed.yaml"], "waivers", "not valid YAML"),
     ("waivers-misspelt-rule", ["--waivers", "{tmp}/misspelt.yaml"], "waivers", "no rule 'DataCopy-blockCnt-max'"),
+    ("baseline-missing", ["--baseline", "{tmp}/nope"], "baseline", "no such file or directory"),
+    ("baseline-not-results", ["--baseline", "{tmp}/a-file"], "baseline", "no run record"),
     ("report-not-creatable", ["--report", "{tmp}/a-file/out"], "report", "cannot create the report directory"),
     ("report-a-file", ["--report", "{tmp}/a-file"], "report", "is a file"),
     ("seed-negative", ["--seed", "-1"], "seed", "a whole number from 0 to"),
@@ -168,3 +174,27 @@ def test_run_starts_the_target_once_for_its_checks_and_its_tests(tmp_path: Path)
                           text=True, timeout=300, env={**os.environ, "ASCENDC_RECORD_STARTS": str(starts)})
     assert done.returncode == 0, done.stdout[-2000:]
     assert starts.read_text().splitlines() == ["started"]
+
+
+def test_a_bad_keyword_expression_is_a_usage_error_before_anything_runs(capfd) -> None:
+    """A -k expression pytest cannot parse: one line naming -k, exit 2, no header and no verdict (pytest's own
+    parser decides: its private API, used by `run` to check -k before pytest starts)."""
+    code = main(["run", "--target", "reference", "--product", "atlas-a2", "--api", "LoadData2D", "-k",
+                 "test_legal and ("])
+    out, err = capfd.readouterr()
+    assert code == 2 and out == "", out[-2000:]
+    assert len(err.strip().splitlines()) == 1 and "argument -k: " in err and "at column 17" in err, err
+
+
+def test_the_plugin_prints_no_verdict_for_a_bad_keyword_expression(pytester) -> None:
+    result = pytester.runpytest_inprocess("--ascendc-target=reference", "--ascendc-product=atlas-a2",
+                                          "--ascendc-api=LoadData2D", "-k", "test_legal and (", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "VERDICT" not in result.stdout.str() and "Wrong expression passed to '-k'" in result.stderr.str()
+
+
+def test_strict_baseline_needs_a_baseline(capfd) -> None:
+    code = main(["run", "--target", "reference", "--strict-baseline"])
+    _, err = capfd.readouterr()
+    assert code == 2
+    _assert_one_error_line(err, "ascendc-conformance", "--strict-baseline", "give the baseline with --baseline")

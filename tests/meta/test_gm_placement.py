@@ -53,7 +53,7 @@ def test_start_index_65535_from_gm_needs_a_detached_tensor():
               suppress_health_check=list(HealthCheck))
     @given(boundary.strategy())
     def check(case):
-        assert case.extensions == ("detached-tensor",) and case.params["startIndex"] == 65535
+        assert set(case.extensions) - {"int64"} == {"detached-tensor"} and case.params["startIndex"] == 65535
         start, stop = _region(case, "GM")
         assert not start <= case.src.address < stop          # the tensor start lies outside its region
         assert stop - start <= SPEC.gm_window_bytes + 128             # only the touched bytes and guard bands

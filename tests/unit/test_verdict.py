@@ -301,8 +301,8 @@ def test_verdict_json_and_failure_kinds() -> None:
     data = judge(case, expected, answer, VALIDATING).to_json()
     assert json.loads(json.dumps(data))["outcome"] == "fail"
     assert set(data) >= {"outcome", "message", "diff", "depends_on"}
-    assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "wrong-rule", "false-reject", "error",
-                                                    "timeout", "crashed"}
+    assert {o for o in Outcome if o.is_failure} == {"fail", "missed-reject", "wrong-rule", "false-reject", "flaky",
+                                                    "error", "timeout", "crashed"}
     for outcome in set(Outcome) - {Outcome.SKIPPED}:
         assert Verdict(outcome=outcome, message="", expected=None).is_failure == outcome.is_failure
     with pytest.raises(ValueError):

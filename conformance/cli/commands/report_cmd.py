@@ -21,26 +21,34 @@ def register(subparsers: Any) -> None:
                     "reports/schema/report-v1.schema.json), junit.xml, report.md and report.html (one\n"
                     "self-contained file). Several sources are shards of one run (same target, spec digest,\n"
                     "profile and seed) and are merged into one report. --compare OLD NEW lists new failures,\n"
-                    "fixed tests, coverage lost and other verdict changes.\n\n"
+                    "fixed tests, coverage lost and other verdict changes; with --fail-on-regression\n"
+                    "it exits 1 when NEW has a new cause of failure or lost coverage.\n\n"
                     "A SOURCE is a report directory (holding results.jsonl) or a results.jsonl file.",
         examples=["ascendc-conformance report reports/run1                    # all four formats into reports/run1",
                   "ascendc-conformance report reports/run1 --format md --out -  # report.md to stdout",
                   "ascendc-conformance report reports/run1/results.jsonl --format html --out /tmp/run1.html",
                   "ascendc-conformance report shard1/ shard2/ shard3/ --out merged/   # merge shards",
                   "ascendc-conformance report --compare reports/last-week reports/today",
-                  "ascendc-conformance report --compare old/ new/ --json > changes.json"],
+                  "ascendc-conformance report --compare old/ new/ --json > changes.json",
+                  "ascendc-conformance report --compare main-run/ pr-run/ --fail-on-regression   # a CI gate"],
         epilog="Without --format every format is written into the directory (the source's own, or --out DIR);\n"
                "with --format one file is written to --out PATH (a file, '-' for stdout, or a directory) or\n"
                "into the source's directory. Merging several sources requires --out.\n"
                "Each line of results.jsonl is checked (strict JSON, the types of its fields); a bad line is\n"
                "named as file:line and field, only an unfinished last line of a killed run is skipped.\n"
-               "Exit codes: 0 reports written / comparison printed; 2 unreadable or malformed results,\n"
-               "shards of different runs, or an output that cannot be written.")
+               "Exit codes: 0 reports written / comparison printed; 1 with --fail-on-regression, NEW regressed\n"
+               "(a new cause of failure, or lost coverage); 2 unreadable or malformed results, shards of\n"
+               "different runs, or an output that cannot be written.")
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help="report directory or results.jsonl; several = shards")
     parser.add_argument("--format", choices=FORMAT_CHOICES, help="write only this format")
     parser.add_argument("--out", metavar="PATH", help="output directory (all formats) or file (--format; '-' = stdout)")
     parser.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"), help="compare two runs instead of writing reports")
     parser.add_argument("--json", action="store_true", help="with --compare: print JSON instead of tables")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="with --compare: exit 1 if NEW regressed: a cause of failure no test of OLD failed with "
+                             "(matched by its key: API, verdict, rule, what tells the behaviour apart; never a test "
+                             "id or seed), or lost coverage: a test that judged cases in OLD and none in NEW, a path "
+                             "x dtype or a rule OLD covered and NEW does not")
     parser.add_argument("--details", action="store_true",
                         help="list every test in full in report.json (default: the tests that did not fail are "
                              "summarised to their verdict and counts; results.jsonl keeps everything)")
@@ -55,6 +63,8 @@ def cmd_report(args: Any) -> int:
         return _compare(args)
     if args.json:
         raise ConformanceError("--json goes with --compare; use --format json for report.json")
+    if args.fail_on_regression:
+        raise ConformanceError("--fail-on-regression goes with --compare OLD NEW")
     if not args.sources:
         raise ConformanceError("give a report directory or results.jsonl (or --compare OLD NEW); see --help")
     results = load_results(*args.sources)
@@ -104,4 +114,4 @@ def _compare(args: Any) -> int:
     else:
         sys.stdout.write(render_table(comparison))
         sys.stdout.flush()
-    return 0
+    return 1 if args.fail_on_regression and comparison.regression else 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.mark import _parse_expression
 
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
@@ -19,6 +20,7 @@ from ascendc_conformance.judge.diagnosis import Actual, actual_of, explains
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.reference.hypotheses import hypothesis
 from ascendc_conformance.runner import options
+from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
@@ -40,16 +42,20 @@ def register(subparsers: Any) -> None:
                     "pack (`ascendc-conformance pack build`) instead of drawing them.\n\n"
                     "Every option, the target's start and hello and the report directory are checked\n"
                     "before the run starts; a problem is one line naming the option (exit 2).\n\n"
-                    "Exit codes: 0 the target conforms on what was run; 1 it does not; 2 a usage error\n"
-                    "(nothing was run); 3 the suite's own internal error; 4 a -k expression pytest cannot\n"
-                    "parse; 5 no test was selected.",
+                    "With --baseline, a test failing only with causes of an earlier run is known and passes:\n"
+                    "the run fails on new causes only. A failing case is sent again before it is reported: an\n"
+                    "answer that changes is flaky (failing the run unless --allow-flaky).\n\n"
+                    "Exit codes: 0 the target conforms on what was run (with --baseline: no new cause fails);\n"
+                    "1 it does not; 2 a usage error, a -k pytest cannot parse among them (nothing was run);\n"
+                    "3 the suite's own internal error; 5 no test was selected.",
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
                   "ascendc-conformance run --target python:my_pkg.target:Target --workers 2 --shard 1/4",
-                  "ascendc-conformance run --target 'exec:./my_sim' --pack pack-full/ --target-processes 2"])
+                  "ascendc-conformance run --target 'exec:./my_sim' --pack pack-full/ --target-processes 2",
+                  "ascendc-conformance run --target 'exec:./my_sim' --baseline last-release/ --report out/"])
     options.add_to_argparse(parser)
-    parser.add_argument("-k", metavar="EXPRESSION", dest="keyword",
+    parser.add_argument("-k", metavar="EXPRESSION", dest="keyword", type=keyword_expression,
                         help="only the tests whose id matches this pytest -k expression, e.g. 'test_legal and C2'")
     parser.add_argument("-x", "--exitfirst", action="store_true", help="stop at the first failing test")
     parser.set_defaults(func=cmd_run)
@@ -66,6 +72,17 @@ def register(subparsers: Any) -> None:
     timeout = options.named("timeout")
     replay_parser.add_argument(timeout.cli_flag, **timeout.argparse_kwargs())
     replay_parser.set_defaults(func=cmd_replay)
+
+
+def keyword_expression(text: str) -> str:
+    """A -k expression pytest can parse, checked before the run starts (a usage error, exit 2, before any
+    header or verdict). pytest has no public parser of -k: its own (private) one is used, so that both accept
+    the same expressions; tests/e2e/test_usage_errors.py fails should it change."""
+    try:
+        _parse_expression(text, "not a pytest -k expression")
+    except pytest.UsageError as error:
+        raise argparse.ArgumentTypeError(f"{error}; e.g. -k 'test_legal and C2'") from None
+    return text
 
 
 def pytest_args(args: argparse.Namespace) -> list[str]:
@@ -93,7 +110,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Check every option and start the target before pytest starts (an OptionError is a usage error, exit 2),
     then hand the started run to the plugin."""
-    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)), load_spec())
+    session = RunSession(RunSettings.from_options(lambda option: getattr(args, option.name)), load_spec(), Entry.RUN)
     try:
         session.start()
         return int(pytest.main(pytest_args(args), plugins=[StartedRun(session)]))

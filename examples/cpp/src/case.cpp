@@ -67,9 +67,13 @@ Case parse_case(const json& raw) {
     if (!raw.is_object()) throw MalformedCase("case: expected an object");
     const json& format = member(raw, "case_format", where);
     if (format != 1) throw MalformedCase("case.case_format: this program reads format 1, got " + format.dump());
-    if (raw.contains("extensions") && !raw["extensions"].empty()) {
-        throw MalformedCase("case.extensions: this program announces no case-format extension, got " +
-                            raw["extensions"].dump());
+    if (raw.contains("extensions")) {   // it announces int64 (it reads every address as a uint64_t), and no other
+        for (const json& extension : raw["extensions"]) {
+            if (extension != "int64") {
+                throw MalformedCase("case.extensions: this program announces only the case-format extension int64, "
+                                    "got " + raw["extensions"].dump());
+            }
+        }
     }
     Case result;
     result.api = text(raw, "api", where);

@@ -45,6 +45,7 @@ json hello(Bug bug) {
             {"products", json::array({example::kProduct})},
             {"apis", json::array({example::kApi})},
             {"implements", implements},
+            {"extensions", json::array({"int64"})},   // nlohmann-json reads 64-bit integers exactly
             {"limits", {{"checks_regions", true}}}};
 }
 
