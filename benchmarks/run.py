@@ -7,9 +7,11 @@
                                           # xdist_speedup, peak_rss_mb: printed as null / skipped)
     python benchmarks/run.py --details FILE   # also write every raw timing behind the figures to FILE (JSON)
     python benchmarks/run.py --catalogue-seeds N  # catalogue_caught over the seeds 1..N (default 4)
-    python benchmarks/run.py --packs-only     # only the certification packs: pack_vs_profile,
+    python benchmarks/run.py --packs-only     # only the certification packs: pack_vs_profile, pack_unpinned_vs_pinned,
                                               # pack_exec_vs_inprocess, pack_cases_per_s, pack_sizes_mib
     python benchmarks/run.py --skip-full-pack # without building the full pack (its size)
+    python benchmarks/run.py --scaling-only   # only ci_fixed_seconds (where a ci run's time goes, T(w) fitted)
+                                              # and exec_runner_us_per_case
 
 Every figure is a median over repeated measurements (time.perf_counter). The code measured is the installed
 package `ascendc_conformance` (run `python3 -m pip install .` in this working tree first).
@@ -21,6 +23,7 @@ import argparse
 import re
 import resource
 import shlex
+import hashlib
 import json
 import os
 import platform
@@ -43,6 +46,7 @@ from tabulate import tabulate  # noqa: E402
 
 import cases  # noqa: E402
 import naive_peer  # noqa: E402
+import timeline  # noqa: E402
 from ascendc_conformance import reference  # noqa: E402
 from ascendc_conformance.format.case import Case, ResultStatus  # noqa: E402
 from ascendc_conformance.judge.diagnosis import actual_of, diagnose  # noqa: E402
@@ -66,7 +70,8 @@ GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "ref
          "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5",
          "diagnosis_us_per_failing_case": "- (failing_run_ratio <= 1.5 once the judge diagnoses)",
          "catalogue_caught": "every (bug, seed)", "pack_vs_profile": "<= 0.2", "pack_exec_vs_inprocess": "<= 1.5",
-         "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB"}
+         "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB", "pack_unpinned_vs_pinned": "-",
+         "ci_fixed_seconds": "<= 5", "exec_runner_us_per_case": "<= 300", "pack_build_speedup": ">= 1.6 (2 workers)"}
 
 
 def log(message: str) -> None:
@@ -380,6 +385,23 @@ def ci_run(workers: int, seed: int, target: str = "reference") -> dict:
             "peak_rss_mb": round(peak[0] / 1024, 1), "summary": summary[-1] if summary else output[-500:]}
 
 
+def ci_fixed_seconds(details: dict, seed: int, workers: tuple[int, ...] = (1, 2), repeats: int = 1) -> dict:
+    """Where a `ci` run's wall time goes (benchmarks/timeline.py: start-up, each worker's collection, the
+    controlling process, the tests, the reports), at each of `workers`, runs alternated; and the fit of
+    T(w) = fixed + work / w over the medians."""
+    argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", "reference", "--profile", "ci",
+            "--seed", str(seed), "--progress", "off"]
+    runs: dict[int, list[dict]] = {count: [] for count in workers}
+    for _ in range(repeats):
+        for count in workers:
+            runs[count].append(timeline.run_timed(argv + ["--workers", str(count)], ROOT, _cli_env()))
+            log(f"  {count} worker(s): {runs[count][-1]}")
+    seconds = {count: statistics.median(run["seconds"] for run in samples) for count, samples in runs.items()}
+    details["ci_fixed_seconds"] = {"runs": {str(count): samples for count, samples in runs.items()},
+                                   "loadavg": os.getloadavg()}
+    return {**{f"workers_{count}": round(value, 1) for count, value in seconds.items()}, **timeline.fit(seconds)}
+
+
 # --- 7. the plugin's cost to unrelated pytest runs ----------------------------------------------------------------------
 
 UNRELATED_TEST = "def test_unrelated():\n    assert 1 + 1 == 2\n"
@@ -518,19 +540,40 @@ def catalogue_caught(details: dict, seeds: int) -> str:
 SERVED_REFERENCE = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
 
 
-def build_pack(directory: Path, profile: str, seed: int) -> dict:
-    """`pack build --profile P --seed N` of every product and API into `directory`: build seconds, size, cases."""
+def build_pack(directory: Path, profile: str, seed: int, workers: int = 1) -> dict:
+    """`pack build --profile P --seed N --workers W` of every product and API into `directory`: build seconds,
+    size, cases, pack id."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "pack", "build", "--profile", profile,
-                           "--seed", str(seed), "--out", str(directory)], cwd=ROOT, env=_cli_env(),
-                          capture_output=True, text=True)
+                           "--seed", str(seed), "--workers", str(workers), "--out", str(directory)], cwd=ROOT,
+                          env=_cli_env(), capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"pack build --profile {profile} exited {done.returncode}:\n{done.stderr[-2000:]}")
     manifest = json.loads((directory / "manifest.json").read_text())
     size = sum(path.stat().st_size for path in directory.rglob("*") if path.is_file())
-    return {"profile": profile, "build_s": round(time.perf_counter() - start, 1), "bytes": size,
+    return {"profile": profile, "id": hashlib.sha256((directory / "manifest.json").read_bytes()).hexdigest(),
+            "build_s": round(time.perf_counter() - start, 1), "bytes": size,
             "mib": round(size / 2**20, 2), "mb": round(size / 1e6, 2), "tests": manifest["counts"]["tests"],
-            "cases": manifest["counts"]["cases"], "files": len(manifest["files"]) + 1}
+            "cases": manifest["counts"]["cases"], "files": len(manifest["files"]) + 1,
+            "pack_id": done.stdout.split()[1]}
+
+
+def pack_build_speedup(details: dict, seed: int, workers: int = 2, repeats: int = 2) -> float:
+    """Wall time of `pack build --profile ci` (every product and API) in one process over that with `workers`
+    processes, alternated, medians of `repeats`; the packs must be the same (pack id)."""
+    builds: dict[int, list[dict]] = {1: [], workers: []}
+    for _ in range(repeats):
+        for count in builds:
+            with tempfile.TemporaryDirectory() as directory:
+                builds[count].append(build_pack(Path(directory) / "pack", "ci", seed, count))
+            log(f"  pack build, {count} worker(s): {builds[count][-1]['build_s']} s")
+    ids = {build["pack_id"] for runs in builds.values() for build in runs}
+    if len(ids) != 1:
+        raise RuntimeError(f"pack build with 1 and {workers} workers built different packs: {sorted(ids)}")
+    seconds = {count: statistics.median(build["build_s"] for build in runs) for count, runs in builds.items()}
+    details["pack_build_speedup"] = {"workers": workers, "seconds": {str(count): [build["build_s"] for build in runs]
+                                                                     for count, runs in builds.items()}}
+    return round(seconds[1] / seconds[workers], 2)
 
 
 def _run_seconds(args: list[str]) -> float:
@@ -544,11 +587,33 @@ def _run_seconds(args: list[str]) -> float:
     return elapsed
 
 
+def exec_runner_us_per_case(details: dict, seed: int, repeats: int = 3, product: str = "atlas-a2") -> float:
+    """Microseconds of the runner's own CPU per case of a pack run behind exec: a `ci` pack of one product
+    (seed N) run against the reference served over exec (one target process, one pytest process), the CPU
+    seconds of the runner's process from its first test to its last (benchmarks/timeline.py; the target's
+    process is not counted) over the pack's cases; the median of `repeats` runs."""
+    with tempfile.TemporaryDirectory() as directory:
+        pack = Path(directory) / "pack"
+        subprocess.run([sys.executable, "-m", "ascendc_conformance", "pack", "build", "--profile", "ci", "--seed",
+                        str(seed), "--product", product, "--out", str(pack)], cwd=ROOT, env=_cli_env(),
+                       capture_output=True, text=True, check=True)
+        cases = json.loads((pack / "manifest.json").read_text())["counts"]["cases"]
+        argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", SERVED_REFERENCE, "--pack", str(pack),
+                "--progress", "off"]
+        runs = [timeline.run_timed(argv, ROOT, _cli_env()) for _ in range(repeats)]
+    per_case = [run["split"]["tests"]["cpu"] / cases * 1e6 for run in runs]
+    details["exec_runner_us_per_case"] = {"product": product, "cases": cases, "runs": runs,
+                                          "us_per_case": [round(value, 1) for value in per_case]}
+    log(f"  exec_runner_us_per_case: {per_case}")
+    return round(statistics.median(per_case), 1)
+
+
 def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
-    """The `ci` pack of every product and API (seed N) run against the reference in-process, against the same
-    reference served over exec with one and with two target processes, and the `ci` profile run of the same
-    selection and seed in-process: wall times of whole CLI runs, alternated, medians of `repeats` each. With
-    `full`, the `full` pack is built too, for its size."""
+    """The `ci` pack of every product and API (seed N) run against the reference in-process (its id pinned by
+    --pack-id, and not: the unpinned run re-derives every expected result first), against the same reference
+    served over exec with one and with two target processes, and the `ci` profile run of the same selection and
+    seed in-process: wall times of whole CLI runs, alternated, medians of `repeats` each. With `full`, the `full`
+    pack is built too, for its size."""
     with tempfile.TemporaryDirectory() as directory:
         packs = {"ci": build_pack(Path(directory) / "ci", "ci", seed)}
         log(f"  ci pack: {packs['ci']}")
@@ -558,6 +623,7 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
         pack = str(Path(directory) / "ci")
         runs = {"profile": ["--target", "reference", "--profile", "ci", "--seed", str(seed)],
                 "pack": ["--target", "reference", "--pack", pack],
+                "pack_pinned": ["--target", "reference", "--pack", pack, "--pack-id", packs["ci"]["id"]],
                 "pack_exec_1": ["--target", SERVED_REFERENCE, "--pack", pack],
                 "pack_exec_2": ["--target", SERVED_REFERENCE, "--pack", pack, "--target-processes", "2"]}
         samples: dict[str, list[float]] = {name: [] for name in runs}
@@ -576,7 +642,8 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
                                        "processes_2": round(medians["pack_exec_2"] / medians["pack"], 2)},
             "pack_cases_per_s": {"inprocess": round(cases / medians["pack"], 1),
                                  "exec": round(cases / exec_best, 1)},
-            "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()}}
+            "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()},
+            "pack_unpinned_vs_pinned": round(medians["pack"] / medians["pack_pinned"], 2)}
 
 
 # --- driver ---------------------------------------------------------------------------------------------------------------
@@ -594,6 +661,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-full-pack", action="store_true",
                         help="do not build the full pack (several minutes): pack_sizes_mib gives the ci pack only")
     parser.add_argument("--packs-only", action="store_true", help="measure only the certification packs' keys")
+    parser.add_argument("--scaling-only", action="store_true",
+                        help="measure only where a ci run's time goes and the runner's CPU per exec case")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -601,9 +670,18 @@ def main(argv: list[str] | None = None) -> int:
                                            "cpus": os.cpu_count(), "platform": platform.platform(),
                                            "loadavg_at_start": os.getloadavg()}}
     results: dict[str, Any] = {}
+    if args.scaling_only:
+        log("runner CPU per exec case ...")
+        results["exec_runner_us_per_case"] = exec_runner_us_per_case(details, args.seed)
+        log("ci profile run split into its phases ...")
+        results["ci_fixed_seconds"] = ci_fixed_seconds(details, args.seed)
+        log("runner CPU per exec case ...")
+        results["exec_runner_us_per_case"] = exec_runner_us_per_case(details, args.seed)
+        return _report(args, results, details, started)
     if args.packs_only:
         log("certification packs: build, pack runs against the profile run ...")
         results = pack_runs(details, args.seed, repeats=2, full=not args.skip_full_pack)
+        results["pack_build_speedup"] = pack_build_speedup(details, args.seed)
         return _report(args, results, details, started)
     log("reference vs memcpy ...")
     results["reference_vs_memcpy"] = reference_vs_memcpy(args.repeats, details)
@@ -631,8 +709,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.skip_run:
         results["exec_vs_inprocess"] = None
         results["ci_profile_seconds"] = results["xdist_speedup"] = results["peak_rss_mb"] = None
+        results["ci_fixed_seconds"] = results["exec_runner_us_per_case"] = None
         details["ci_runs"] = "skipped (--skip-run)"
-        for key in ("pack_vs_profile", "pack_exec_vs_inprocess", "pack_cases_per_s", "pack_sizes_mib"):
+        for key in ("pack_vs_profile", "pack_exec_vs_inprocess", "pack_cases_per_s", "pack_sizes_mib",
+                    "pack_unpinned_vs_pinned", "pack_build_speedup"):
             results[key] = None
     else:
         log("exec vs in-process runs ...")
@@ -644,10 +724,15 @@ def main(argv: list[str] | None = None) -> int:
             log(f"  {runs[-1]}")
         results["ci_profile_seconds"] = {f"workers_{run['workers']}": run["seconds"] for run in runs}
         results["xdist_speedup"] = round(runs[0]["seconds"] / runs[1]["seconds"], 2)
+        log("ci profile run split into its phases ...")
+        results["ci_fixed_seconds"] = ci_fixed_seconds(details, args.seed)
+        log("runner CPU per exec case ...")
+        results["exec_runner_us_per_case"] = exec_runner_us_per_case(details, args.seed)
         results["peak_rss_mb"] = {f"workers_{run['workers']}": run["peak_rss_mb"] for run in runs}
         details["ci_runs"] = runs
         log("certification packs: build, pack runs against the profile run ...")
         results.update(pack_runs(details, args.seed, repeats=2, full=not args.skip_full_pack))
+        results["pack_build_speedup"] = pack_build_speedup(details, args.seed)
     return _report(args, {key: results[key] for key in GOALS}, details, started)
 
 

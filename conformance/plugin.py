@@ -25,8 +25,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption(options.TARGET.plugin_dest):
         return
     # Imported here, not at the top: only a conformance run pays for numpy, Hypothesis, the spec and reports.
-    from ascendc_conformance import reports
     from ascendc_conformance.runner import plugin as runner
     from ascendc_conformance.spec.loader import load_spec
 
-    runner.activate(config, reporter=reports, spec=load_spec())
+    if hasattr(config, "workerinput"):   # an xdist worker: its controlling process alone writes the reports
+        runner.activate(config, reporter=None, spec=load_spec())
+    else:
+        from ascendc_conformance import reports
+        runner.activate(config, reporter=reports, spec=load_spec())

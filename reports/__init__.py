@@ -11,9 +11,11 @@ the results.jsonl of `report_dir`. `render(fmt, results, report_dir)` gives one 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable
+
+from ascendc_conformance.format.errors import MachineFault
+from ascendc_conformance.format.files import write_atomic
 
 from ascendc_conformance.reports.model import ReportError, RunResults, TestResult, load_results, merge
 from ascendc_conformance.reports.render_json import build_report, render_json
@@ -60,30 +62,14 @@ def render(fmt: str, results: RunResults, report_dir: str | os.PathLike[str] | N
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write atomically (a temporary file in the same directory, then rename): a reader never sees half a report.
-    A directory or file that cannot be written is a ReportError naming it."""
+    """Write atomically (format.files.write_atomic): a reader never sees half a report. MachineFault naming the
+    file when the machine will not let it be written (a full disk, a read-only file system, ...)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        return write_atomic(path, text.encode("utf-8"))
     except OSError as error:
-        raise ReportError(f"{path.parent}: cannot write a report into this directory ({error.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes 0600; a report is as readable as any file written
-        os.replace(tmp, path)
-    except BaseException as error:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(error, OSError):
-            raise ReportError(f"{path}: cannot write the report ({error.strerror})") from None
-        raise
-    return path
+        raise MachineFault(path, error) from None
 
 
 def write_all(report_dir: str | os.PathLike[str], results: RunResults | None = None, *, spec: Spec,

@@ -10,8 +10,10 @@ certification statement.
   excludes it).
 - `rules`: every rule of the spec with legal hits (`hit:<rule>` tags), boundary hits (`boundary:<rule>:*`
   tags), illegal cases rejected / missed (pass / missed-reject counts of the illegal tests of that rule), those
-  rejected naming only other rules (`other_rule`),
-  and for a rule nothing exercised, why (REASONS).
+  rejected naming only other rules (`other_rule`), how their rejections were shown to be for the rule (`shown`:
+  named, twin, or masked: docs/evidence.md), and for a rule nothing exercised, why (REASONS). A case the target
+  refused without evidence (a false rejection, a fault whose twin it refused) exercises nothing: a rule whose
+  tests saw only such cases is not covered, its reason the word of its masking ("masked by a false rejection").
 - `bits`: per field of every selected API, the bits the run's legal cases witnessed against the bits some legal
   call can witness, with why the others cannot (reports.bit_table).
 - `disputes`: per disputed point with named alternatives, which of its readings the target followed on the
@@ -31,7 +33,8 @@ from typing import Any, Collection, Iterable, Mapping
 
 from ascendc_conformance.format.case import INT64
 from ascendc_conformance.format.defaults import CERTIFICATION_PROFILE
-from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.exits import ExitCode
+from ascendc_conformance.format.outcome import Outcome, Shown, SkipReason
 from ascendc_conformance.judge.verdict import NONE
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import BitRow, bit_rows
@@ -59,6 +62,9 @@ REASON_NEEDS_EXTENSION = "not sent: the cases need a case-format extension the t
 REASON_TYPE_ENFORCED = "type-enforced: its faults' values lie outside the field's C type, which the typed target cannot be given"
 REASON_NOT_DECLARED = "not sent: a harness rule the target does not declare that it checks (limits.checks_regions)"
 REASON_DECLARED_LIMIT = "not sent: beyond a limit the target declares (its limit test checks the rejection)"
+REASON_NOT_VALIDATED = "not certified: the target does not declare that it validates rules of this kind (hello validates)"
+REASON_SUITE_ERROR = "not judged: the suite's own error (the run exits 3)"
+REASON_NOT_SHOWN = "not shown: "   # + the Shown word of the rejections that did not show the rule's check
 REASONS = (REASON_UNSPECIFIED, REASON_UNREACHABLE, REASON_NOT_SUPPORTED, REASON_NOT_VALIDATING, REASON_NOT_SELECTED,
            REASON_KILLED, REASON_NOT_DRAWN, REASON_NEEDS_EXTENSION)
 
@@ -116,6 +122,7 @@ class RuleRow:
     rejected: int
     missed: int
     other_rule: int                     # illegal cases rejected naming only rules they do not break
+    shown: Mapping[str, int]            # rejections of its illegal tests per Shown word (how, or whether, shown)
     illegal_counts: Mapping[str, int]   # every outcome of the rule's illegal tests (cases)
     disputed_cases: int                 # cases of any test that told the readings of this rule's point apart
     failures: int                       # tests about this rule (illegal or boundary) with a failure verdict
@@ -131,7 +138,8 @@ class RuleRow:
                 "citation_source": self.citation_source,
                 "description": self.description, "products": list(self.products), "dispute": self.dispute,
                 "legal_hits": self.legal_hits, "boundary_hits": self.boundary_hits, "rejected": self.rejected,
-                "missed": self.missed, "other_rule": self.other_rule, "illegal_counts": dict(self.illegal_counts),
+                "missed": self.missed, "other_rule": self.other_rule, "shown": dict(self.shown),
+                "illegal_counts": dict(self.illegal_counts),
                 "disputed_cases": self.disputed_cases, "failures": self.failures, "tests": list(self.tests),
                 "covered": self.covered, "reason": self.reason}
 
@@ -335,12 +343,15 @@ def _rules(spec: Spec, results: RunResults, products: Collection[str], apis: Col
     for rule in spec.rules.values():
         tests = about.get(rule.id, [])
         illegal: dict[str, int] = {}
+        shown: dict[str, int] = {}
         for test in tests:
             if test.kind is TestKind.ILLEGAL:
                 for outcome, n in test.counts.items():
                     _count(illegal, outcome, n)
-        exercised = (hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(illegal.values()) + sum(t.cases for t in tests))
-        reason = _inseparable(rule, tests) or (None if exercised else
+                for word, n in test.shown.items():
+                    _count(shown, word, n)
+        exercised = hits.get(rule.id, 0) + bounds.get(rule.id, 0) + sum(_exercising(t) for t in tests)
+        reason = _inseparable(rule, tests) or (None if exercised else _not_shown(tests) or
                                                 _reason(rule, tests, results, products, apis, incomplete))
         rows.append(RuleRow(
             id=rule.id, api=rule.api, kind=rule.kind, status=rule.status, citation=spec.cite(rule.citation),
@@ -348,10 +359,34 @@ def _rules(spec: Spec, results: RunResults, products: Collection[str], apis: Col
             description=rule.description, products=tuple(rule.products), dispute=rule.dispute,
             legal_hits=hits.get(rule.id, 0), boundary_hits=bounds.get(rule.id, 0), rejected=illegal.get(Outcome.PASS, 0),
             missed=illegal.get(Outcome.MISSED_REJECT, 0), illegal_counts=_sorted_counts(illegal),
+            shown=_sorted_counts(shown),
             other_rule=sum(t.other_rule for t in tests if t.kind is TestKind.ILLEGAL),
             disputed_cases=disputed.get(rule.dispute, 0) if rule.dispute else 0, failures=sum(t.is_failure for t in tests),
             tests=tuple(t.test_id for t in tests), reason=reason))
     return rows
+
+
+def _exercising(test: TestResult) -> int:
+    """The cases of a test about a rule that exercised it: not those the target refused without evidence (a
+    legal call's false rejection, a fault's rejection whose twin it refused or could not be shown: Shown)."""
+    unshown = sum(n for word, n in test.shown.items() if not Shown(word).shown)
+    refused = test.counts.get(Outcome.FALSE_REJECT, 0)
+    return max(0, test.cases - max(unshown, refused))
+
+
+def _not_shown(tests: list[TestResult]) -> str | None:
+    """"not shown: <word>" for a rule whose tests judged cases, none of which showed its check (the commonest
+    masking word; "masked by a false rejection" when its tests' only cases were false rejections)."""
+    unshown: dict[str, int] = {}
+    for test in tests:
+        for word, n in test.shown.items():
+            if not Shown(word).shown:
+                _count(unshown, word, n)
+        if test.counts.get(Outcome.FALSE_REJECT, 0) and not test.shown:
+            _count(unshown, Shown.MASKED_FALSE_REJECT.value, test.counts[Outcome.FALSE_REJECT])
+    if not unshown:
+        return None
+    return REASON_NOT_SHOWN + max(sorted(unshown), key=lambda word: unshown[word])
 
 
 def _inseparable(rule: Rule, tests: list[TestResult]) -> str | None:
@@ -378,8 +413,12 @@ def _reason(rule: Rule, tests: list[TestResult], results: RunResults, products: 
         return REASON_NOT_SELECTED
     if _unsupported(tests):
         return REASON_NOT_SUPPORTED
+    if any(t.skip is SkipReason.SUITE_ERROR for t in tests):
+        return REASON_SUITE_ERROR
     if any(t.skip is SkipReason.NOT_VALIDATING for t in tests):
         return REASON_NOT_VALIDATING
+    if any(t.skip is SkipReason.NOT_VALIDATED for t in tests):
+        return REASON_NOT_VALIDATED
     if any(t.kind is TestKind.BOUNDARY and t.skip is SkipReason.UNREACHABLE for t in tests):
         return REASON_UNREACHABLE
     if any(t.skip is SkipReason.NEEDS_EXTENSION for t in tests):
@@ -448,9 +487,13 @@ UNTESTED_WITHOUT_INT64 = ("Untested: GM address bits 53-63. The target's hello d
 
 CONFORMS = "conforms"
 CONFORMS_WITHIN = "conforms within declared limits"   # conforms, but the target declares limits stricter than the spec
-EXIT_STATUSES = {1: "pytest saw a failure the results do not record: a test that errored inside the suite, or an "
-                    "xdist worker that crashed",
-                 2: "interrupted", 3: "pytest internal error", 4: "usage error", 5: "no tests collected"}
+EXIT_STATUSES = {ExitCode.FAILED: "pytest saw a failure the results do not record: a test that errored inside the "
+                                  "suite, or an xdist worker that crashed",
+                 2: "interrupted (a run before exit code 130)",
+                 ExitCode.SUITE: "the suite could not finish: the machine would not let it write, or its own internal "
+                                 "error",
+                 ExitCode.PLUGIN_USAGE: "usage error", ExitCode.NO_TESTS: "no tests collected",
+                 ExitCode.INTERRUPTED: "interrupted (SIGINT)"}
 DOES_NOT_CONFORM = "does not conform"
 INCOMPLETE = "incomplete"
 
@@ -598,6 +641,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                            else "its legal cases were drawn within them, and it rejected the cases past them."))
     if extras:
         summary += " Also: " + "; ".join(extras) + "."
+    unchecked = not_certified_words(results)
+    if unchecked:
+        summary += f" {unchecked}"
     profile = results.profile
     if results.killed:
         is_certification = False
@@ -622,6 +668,11 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         is_certification = False
         scope = (f"This is not a certification run: the run did not complete (pytest exit status {exit_status}: "
                  f"{EXIT_STATUSES.get(exit_status, 'an unknown status')}).")
+    elif results.pack and not results.pack.get("pinned"):
+        is_certification = False
+        scope = (f"This is not a certification run: the pack id was not pinned (--pack-id), so nothing ties pack "
+                 f"{results.pack['id']} to the one its certifier published; its expected results were worked out "
+                 "again by the reference, but not its manifest's claim to have been built from profile full.")
     else:
         is_certification = True
         scope = ("This is a certification run (profile full"
@@ -632,6 +683,9 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
         remarks.append(f"{not_run} of {selected} selected paths × dtypes have no test record: the run stopped before "
                        f"them (e.g. -x / --exitfirst after the first failure).")
     if results.pack:
+        if not results.pack.get("pinned") and profile != CERTIFICATION_PROFILE:
+            remarks.append("The pack id was not pinned (--pack-id): its expected results were worked out again by "
+                           "the reference before the first case.")
         if results.declared_limits:
             remarks.append("A pack holds no limit tests (test_limit: cases just past each limit the target declares, "
                            "which it must reject): a profile run (`run --profile full`) tests the declared limits.")
@@ -653,6 +707,17 @@ def certify(results: RunResults, coverage: Coverage) -> Certification:
                          type_enforced=sum(t.skip is SkipReason.TYPE_ENFORCED for t in results.tests),
                          pack=results.pack["id"] if results.pack else None,
                          exact_int64=INT64 in (results.hello.get("extensions") or ()), known_tests=len(known))
+
+
+def not_certified_words(results: RunResults) -> str:
+    """The statement's sentence on what it does not certify: the rule kinds and ids of the selection's faults the
+    target does not declare it validates (hello `validates`); empty when it declares every one."""
+    missed = results.not_certified
+    if not missed["rules"]:
+        return ""
+    kinds = f"rule kind(s) {', '.join(missed['kinds'])}: " if missed["kinds"] else ""
+    return (f"Not certified, as the target does not declare that it validates them (hello validates): {kinds}"
+            f"{len(missed['rules'])} rule(s), {', '.join(missed['rules'])}.")
 
 
 # --- grouping of the report's matrix (plain JSON) for the renderers ------------------------------------

@@ -4,9 +4,11 @@
 into one `RunResults`:
 
 - one file: its run record (metadata), its test records, its end record. A file without an end record is a
-  run that was killed (or is still running): `RunResults.killed` is true and `notes` says so. A truncated
-  last line (a run killed mid-write) is skipped by ascendc_conformance.format.results.read. A file holding several runs
-  (a reused report directory) is reported as its last run, with a note.
+  run that was killed (or is still running): `RunResults.killed` is true and `notes` says so. A line cut by a
+  run killed mid-write (the last line, or one followed by a later run's record) is skipped by
+  ascendc_conformance.format.results.read, with a note. A file holding several runs (a reused report
+  directory) is reported as its last run, with a note. The file is read record by record: memory holds one
+  line (at most results.MAX_RECORD_BYTES) and the last run's records, one per test id.
 - several files (shards run on several machines): the run metadata must agree on target, spec digest,
   profile and seed, else `ReportError` names every mismatch; the tests are unioned, and a test id present
   twice keeps the worse verdict (with a note naming both).
@@ -24,6 +26,7 @@ from typing import Any, Iterable, Mapping
 from ascendc_conformance.format import results as results_file
 from ascendc_conformance.format.results import TestRecord, freeze, thaw
 from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.files import utf8_path
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import FAILURES, Outcome
 from ascendc_conformance.runner.options import Entry
@@ -131,7 +134,7 @@ class RunResults:
     end: Mapping[str, Any] | None           # the end record (merged: the last finish, the worst exit status); None if killed
     shards: tuple[Shard, ...]
     notes: tuple[str, ...] = ()
-    duplicates: tuple[str, ...] = ()   # test ids present more than once
+    duplicates: tuple[str, ...] = ()   # test ids recorded more than once (each named once)
 
     # --- metadata ------------------------------------------------------------------------------------
     def _get(self, key: str, default: Any = None) -> Any:
@@ -219,6 +222,13 @@ class RunResults:
         return tuple(self._get("declared_limits") or ())
 
     @property
+    def not_certified(self) -> Mapping[str, tuple[str, ...]]:
+        """The rule kinds and ids the selection's fault tests break that the target does not declare it
+        validates (the run record's `validation`, runner.recorder): what the certification does not certify."""
+        found = (self._get("validation") or {}).get("not_certified") or {}
+        return MappingProxyType({key: tuple(found.get(key) or ()) for key in ("kinds", "rules")})
+
+    @property
     def started(self) -> str | None:
         return min((s.started for s in self.shards if s.started), default=None)
 
@@ -300,8 +310,13 @@ def _parse_shard(text: str | None) -> tuple[int, int] | None:
 
 
 def results_path(source: str | os.PathLike[str]) -> Path:
-    """The results.jsonl of a report dir, or the file itself; a missing one is a ReportError."""
+    """The results.jsonl of a report dir, or the file itself; a missing one, or a path that is not UTF-8 (the
+    reports name it), is a ReportError."""
     path = Path(source)
+    try:
+        utf8_path(path)
+    except ConformanceError as error:
+        raise ReportError(str(error)) from None
     if path.is_dir():
         path = path / results_file.RESULTS_FILE
         if not path.is_file():
@@ -315,80 +330,93 @@ def results_path(source: str | os.PathLike[str]) -> Path:
 
 
 def _read_one(source: str | os.PathLike[str]) -> RunResults:
+    """The last run of one results file, read record by record: memory holds one line and the last run's
+    records, one per test id (an earlier run's are dropped when the next run record comes), never the file."""
     path = results_path(source)
+    notes: list[str] = []
+    run: dict[str, Any] | None = None
+    union, end, unknown = _Union(), None, 0
+    earlier: list[str] = []
     try:
-        lines = list(results_file.read(path))
+        for number, record in results_file.read(path, notes):
+            kind = record["record"]
+            if kind == "run":
+                if run is not None:   # a later run in a reused directory: report that one
+                    earlier.append(str(run.get("started")))
+                    union, end, unknown = _Union(), None, 0
+                run = record
+            elif kind == "test":   # records before the first run record (stray) belong to it
+                union.add(TestResult.from_record(record, path.parent, f"{path}:{number}"))
+            elif kind == "end":
+                end = record
+            else:
+                unknown += 1
     except results_file.ResultsError as error:
         raise ReportError(str(error)) from None
     except OSError as error:
         raise ReportError(f"{path}: cannot read ({error.strerror})") from None
-    notes: list[str] = []
-    # Split into runs at each run record; stray records before the first run record belong to it.
-    runs: list[list[tuple[int, dict[str, Any]]]] = []
-    for number, record in lines:
-        if record["record"] == "run" or not runs:
-            runs.append([])
-        runs[-1].append((number, record))
-    segments = [seg for seg in runs if any(r["record"] == "run" for _, r in seg)]
-    if not segments:
+    if run is None:
         raise ReportError(f"{path}: no run record (the first line of a results file); "
                           "this is not the results of a conformance run, or the run died before it started")
-    if len(segments) > 1:
-        starts = [next(r for _, r in seg if r["record"] == "run").get("started") for seg in segments]
-        notes.append(f"{path} holds {len(segments)} runs (the report directory was reused); reporting the last "
-                     f"one, started {starts[-1]} (earlier: {', '.join(str(s) for s in starts[:-1])})")
-    segment = segments[-1]
-    run = next(r for _, r in segment if r["record"] == "run")
-    ends = [r for _, r in segment if r["record"] == "end"]
-    end = ends[-1] if ends else None
-    source_dir = path.parent
-    tests: list[TestResult] = []
-    unknown = 0
-    for number, record in segment:
-        if record["record"] == "test":
-            tests.append(TestResult.from_record(record, source_dir, f"{path}:{number}"))
-        elif record["record"] not in results_file.RECORD_KINDS:
-            unknown += 1
+    if earlier:
+        shown_starts = ", ".join(earlier[-EARLIER_RUNS_NAMED:]) + (" …" if len(earlier) > EARLIER_RUNS_NAMED else "")
+        notes.append(f"{path} holds {len(earlier) + 1} runs (the report directory was reused); reporting the last "
+                     f"one, started {run.get('started')} (earlier: {shown_starts})")
     if unknown:
         notes.append(f"{path}: {unknown} record(s) of an unknown kind ignored")
     if end is None:
         notes.append(f"{path} has no end record: the run was killed (or is still running) before it finished; "
-                     f"the report covers the {len(tests)} test(s) it recorded")
-    return results_of(run, tests, end, path, notes)
+                     f"the report covers the {union.records} test(s) it recorded")
+    return _results(run, union, end, path, notes)
+
+
+EARLIER_RUNS_NAMED = 5   # how many earlier runs of a reused report directory a note names (the last ones)
 
 
 def results_of(run: Mapping[str, Any], tests: Iterable[TestResult], end: Mapping[str, Any] | None, source: Path,
                notes: Iterable[str] = ()) -> RunResults:
     """One run's results from its records: the run record, its tests and its end record (None: killed)."""
-    tests = list(tests)
+    union = _Union()
+    for test in tests:
+        union.add(test)
+    return _results(run, union, end, source, notes)
+
+
+def _results(run: Mapping[str, Any], union: "_Union", end: Mapping[str, Any] | None, source: Path,
+             notes: Iterable[str]) -> RunResults:
     machine = run.get("machine") or {}
     shard = Shard(source=source, shard=run.get("shard"), started=run.get("started"),
                   finished=end.get("finished") if end else None,
                   exit_status=end.get("exit_status") if end else None, machine=freeze(machine),
-                  workers=run.get("workers"), command=run.get("command"), tests=len(tests))
-    tests, duplicates, dup_notes = _union([tests])
+                  workers=run.get("workers"), command=run.get("command"), tests=union.records)
     run_meta = {k: v for k, v in run.items() if k != "record"}
-    return RunResults(run=freeze(run_meta), tests=tuple(tests), end=freeze(end) if end else None,
-                      shards=(shard,), notes=tuple(list(notes) + dup_notes), duplicates=tuple(duplicates))
+    return RunResults(run=freeze(run_meta), tests=tuple(union.kept.values()), end=freeze(end) if end else None,
+                      shards=(shard,), notes=tuple(list(notes) + union.notes()), duplicates=tuple(union.repeated))
 
 
-def _union(groups: list[list[TestResult]]) -> tuple[list[TestResult], list[str], list[str]]:
-    """Tests by id, first-seen order; a duplicate keeps the worse verdict."""
-    kept: dict[str, TestResult] = {}
-    duplicates: list[str] = []
-    notes: list[str] = []
-    for group in groups:
-        for test in group:
-            other = kept.get(test.test_id)
-            if other is None:
-                kept[test.test_id] = test
-                continue
-            duplicates.append(test.test_id)
-            winner = test if severity(test.verdict) < severity(other.verdict) else other
-            kept[test.test_id] = winner
-            notes.append(f"test {test.test_id} was recorded twice ({_where(other)}: {other.verdict}; "
-                         f"{_where(test)}: {test.verdict}); kept the worse verdict, {winner.verdict}")
-    return list(kept.values()), duplicates, notes
+class _Union:
+    """Tests by id in first-seen order, as their records come: a test id recorded again keeps the worse verdict
+    (memory: one record per distinct test id, however often it was recorded)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[str, TestResult] = {}
+        self.repeated: dict[str, dict[tuple[str, str], None]] = {}   # test id -> (where, verdict) of its records
+        self.records = 0
+
+    def add(self, test: TestResult) -> None:
+        self.records += 1
+        other = self.kept.get(test.test_id)
+        if other is None:
+            self.kept[test.test_id] = test
+            return
+        seen = self.repeated.setdefault(test.test_id, {(_where(other), str(other.verdict)): None})
+        seen[(_where(test), str(test.verdict))] = None
+        if severity(test.verdict) < severity(other.verdict):
+            self.kept[test.test_id] = test
+
+    def notes(self) -> list[str]:
+        return [f"test {test_id} was recorded more than once ({'; '.join(f'{where}: {verdict}' for where, verdict in seen)}); "
+                f"kept the worse verdict, {self.kept[test_id].verdict}" for test_id, seen in self.repeated.items()]
 
 
 def _where(test: TestResult) -> str:
@@ -439,7 +467,10 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
                 waivers.append(waiver)
     run["waivers"] = waivers
     run["shard"] = None
-    tests, duplicates, dup_notes = _union([list(part.tests) for part in parts])
+    union = _Union()
+    for part in parts:
+        for test in part.tests:
+            union.add(test)
     ends = [part.end for part in parts]
     end = None
     known = [e for e in ends if e is not None]
@@ -447,9 +478,10 @@ def merge(parts: Iterable[RunResults]) -> RunResults:
         statuses = [int(e.get("exit_status") or 0) for e in known]
         end = {"record": "end", "finished": max(str(e.get("finished") or "") for e in known) or None,
                "exit_status": max(statuses, key=lambda s: (s != 0, s))}
-    return RunResults(run=freeze(run), tests=tuple(tests), end=freeze(end) if end else None,
-                      shards=tuple(shard for part in parts for shard in part.shards), notes=tuple(notes + dup_notes),
-                      duplicates=tuple(d for part in parts for d in part.duplicates) + tuple(duplicates))
+    duplicates = dict.fromkeys([*(d for part in parts for d in part.duplicates), *union.repeated])
+    return RunResults(run=freeze(run), tests=tuple(union.kept.values()), end=freeze(end) if end else None,
+                      shards=tuple(shard for part in parts for shard in part.shards), notes=tuple(notes + union.notes()),
+                      duplicates=tuple(duplicates))
 
 
 def load_results(*sources: str | os.PathLike[str]) -> RunResults:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -202,7 +203,12 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
     }
 
 
+_C1 = re.compile("[\x7f-\x9f]")   # DEL and the C1 controls: JSON text may hold them raw, a terminal obeys them
+
+
 def render_json(doc: dict[str, Any]) -> str:
     """report.json: compact, one line (a ci run's report is a few hundred kB; `jq .` or `python -m json.tool`
-    indent it for reading)."""
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, default=str) + "\n"
+    indent it for reading), UTF-8 with every control character escaped (`\\u009b`: JSON's own escapes for C0,
+    and here for DEL and C1, which can only stand in its strings), so that a target's text in it is inert."""
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _C1.sub(lambda match: f"\\u{ord(match.group()):04x}", text) + "\n"

@@ -11,8 +11,8 @@ Every <testsuite>'s properties name the run's reading, its baseline and what it 
 (`reading-followed:<point>`: the summary word, the counts, an example and what is not computed), and per field
 its bit coverage (`bits:<API>.<field>`: witnessed / reachable bits, the missing ones, the unreachable ones and why).
 
-Built with xml.etree (escaping done by it); characters XML 1.0 cannot hold (e.g. control bytes of a
-target's stderr) are replaced first.
+Built with xml.etree (escaping done by it); control characters (e.g. of a target's stderr) are written as escapes
+and other characters XML 1.0 cannot hold replaced first.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.text import terminal
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.reports.bit_table import row_cells
 from ascendc_conformance.reports.coverage import reading_rows
@@ -30,8 +31,9 @@ _INVALID_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010
 
 
 def xml_text(text: object) -> str:
-    """A string XML 1.0 can hold: invalid characters become U+FFFD."""
-    return _INVALID_XML.sub("\ufffd", "" if text is None else str(text))
+    """A string XML 1.0 can hold, inert on a terminal: control characters written as escapes (format.text), any
+    other character XML cannot hold (a lone surrogate) as U+FFFD."""
+    return _INVALID_XML.sub("\ufffd", terminal("" if text is None else str(text)))
 
 
 def _failure_body(test: dict[str, Any], failure: dict[str, Any] | None) -> str:

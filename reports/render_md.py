@@ -1,14 +1,23 @@
 """report.md from the report document: certification statement, verdict totals, failures by cause, the baseline
 (known, new, fixed causes; run --baseline), per-product coverage, rule table,
 bit coverage, disputed points, failures (message, diff, replay command), waivers and notes. Tables are tabulate's
-GitHub-flavoured pipe tables."""
+GitHub-flavoured pipe tables.
+
+Every value from the results (a target's messages and rule names among them) is inert: plain text has its HTML
+as entities and Markdown's punctuation escaped (`_escape`), identifiers, parameters and commands are code spans
+(`Code`, `_code`: literal whatever they hold), a failure's message and diff a fenced block longer than any fence
+inside it, and control characters are written as escapes (format.text): a `<script>`, an `<img onerror=…>`, a
+`</table>`, a `|` or a backtick from a target shows as itself and does nothing.
+"""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tabulate import tabulate
 
 from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.text import terminal
 from ascendc_conformance.reports.bit_table import BITS_COLUMNS, BITS_INTRO, row_cells
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
@@ -16,10 +25,37 @@ from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INT
 ALIKE_SHOWN = 3   # the other hypotheses that explain a cause group alike, listed by id
 
 
+class Code(str):
+    """A value shown as code (a test id, parameters, a command): a code span, literal whatever it holds."""
+
+
+_ACTIVE = re.compile(r"[\\`*_\[\]|~<>&]")   # what Markdown or HTML would act on in running text
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def _one_line(value: object) -> str:
+    return " ".join(("" if value is None else str(value)).splitlines())
+
+
+def _escape(value: object) -> str:
+    """Text as inert Markdown, on one line: HTML's `<`, `>` and `&` as entities, Markdown's punctuation escaped."""
+    return _ACTIVE.sub(lambda match: _ENTITIES.get(match.group(), "\\" + match.group()), _one_line(value))
+
+
+def _code(value: object, *, in_table: bool = False) -> str:
+    """A code span of `value` on one line: delimited by more backticks than any run of them inside (padded
+    when it starts or ends with one); in a table a pipe is escaped (GFM ends a cell at any other)."""
+    text = _one_line(value)
+    if in_table:
+        text = text.replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] == "`" or text[-1:] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _cell(value: object) -> str:
-    """One table cell: no newlines, pipes escaped."""
-    text = "" if value is None else str(value)
-    return text.replace("\r", " ").replace("\n", " ").replace("|", "\\|")
+    """One table cell: a Code value as a code span, anything else escaped."""
+    return _code(value, in_table=True) if isinstance(value, Code) else _escape(value)
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
@@ -66,12 +102,12 @@ def _baseline(baseline: dict[str, Any]) -> list[str]:
 
 def render_md(doc: dict[str, Any]) -> str:
     run, cert, coverage = doc["run"], doc["certification"], doc["coverage"]
-    out: list[str] = [f"# ascendc-conformance report: {cert['target']}", ""]
+    out: list[str] = [f"# ascendc-conformance report: {_escape(cert['target'])}", ""]
     out += [f"Generated {doc['generated']} by {doc['generator']['name']} {doc['generator']['version']} "
             f"(report format {doc['report_format']}).", ""]
 
     out += ["## Certification", ""]
-    out += [f"> {line}  " if i < len(cert["text"].splitlines()) - 1 else f"> {line}"
+    out += [f"> {_escape(line)}  " if i < len(cert["text"].splitlines()) - 1 else f"> {_escape(line)}"
             for i, line in enumerate(cert["text"].splitlines())]
     out += [""]
     shards = run["shards"]
@@ -82,7 +118,7 @@ def render_md(doc: dict[str, Any]) -> str:
                 ["products selected", ", ".join(run["products"]) or "all"],
                 ["APIs selected", ", ".join(run["apis"]) or "all"]]
     if run.get("command"):
-        run_rows.append(["command", f"`{run['command']}`"])
+        run_rows.append(["command", Code(run["command"])])
     if len(shards) > 1 or shards[0].get("shard"):
         run_rows.append(["shards", "; ".join(f"{s['shard'] or '-'} ({s['source']}, {s['tests']} tests"
                                              f"{', killed' if s['killed'] else ''})" for s in shards)])
@@ -101,8 +137,9 @@ def render_md(doc: dict[str, Any]) -> str:
         rows = [[", ".join(g.get("verdicts") or [g["cause"]["verdict"]]) + (" (known)" if g.get("known") else ""),
                  g["smallest"].get("words", g["cause"]["label"]) + _alike(g)
                  + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
-                 g["count"], g["smallest"]["test_id"],
-                 g["smallest"]["params"], g["smallest"]["replay_command"] or "–"] for g in doc["failure_groups"]]
+                 g["count"], Code(g["smallest"]["test_id"]), Code(g["smallest"]["params"]),
+                 Code(g["smallest"]["replay_command"]) if g["smallest"]["replay_command"] else "–"]
+                for g in doc["failure_groups"]]
         out += [_table(rows, ["verdicts", "cause", "tests", "smallest case", "params", "replay"]), ""]
     else:
         out += ["No failure verdict.", ""]
@@ -122,11 +159,12 @@ def render_md(doc: dict[str, Any]) -> str:
     for table in matrix_tables(coverage):
         if not table["selected"] and not any(c for r in table["rows"] for c in r["cells"] if c and c["covered"]):
             continue
-        out += [f"### {table['product']} ({table['display_name']})", ""]
+        out += [f"### {_escape(table['product'])} ({_escape(table['display_name'])})", ""]
         states = {c["state"] for r in table["rows"] for c in r["cells"] if c}
         if len(states) == 1:
             state = states.pop()
-            out += [f"All {table['summary']['paths']} paths x dtypes: {STATE_SYMBOLS.get(state, state)} {state}.", ""]
+            out += [f"All {table['summary']['paths']} paths x dtypes: {_escape(STATE_SYMBOLS.get(state, state))} "
+                    f"{_escape(state)}.", ""]
             continue
         rows = []
         for row in table["rows"]:
@@ -140,12 +178,12 @@ def render_md(doc: dict[str, Any]) -> str:
         out += [_table(rows, ["API", "route", "dtypes"]), ""]
     unselected = [t["product"] for t in matrix_tables(coverage) if not t["selected"]]
     if unselected:
-        out += [f"Not selected in this run: {', '.join(unselected)}.", ""]
+        out += [f"Not selected in this run: {_escape(', '.join(unselected))}.", ""]
 
     out += ["## Rules", ""]
     summary = coverage["rules_summary"]
     out += [f"{summary['covered']} of {summary['total']} rules exercised.", ""]
-    out += [f"- not exercised, {reason} ({len(ids)}): {', '.join(f'`{id_}`' for id_ in ids)}"
+    out += [f"- not exercised, {_escape(reason)} ({len(ids)}): {', '.join(_code(id_) for id_ in ids)}"
             for reason, ids in summary.get("uncovered_rules", {}).items()] + ([""] if summary.get("uncovered_rules") else [])
     rows = [[r["id"], r["status"], r["kind"], r["legal_hits"], r["boundary_hits"], r["rejected"], r["other_rule"],
              r["missed"],
@@ -169,16 +207,16 @@ def render_md(doc: dict[str, Any]) -> str:
     if not doc["failures"]:
         out += ["No failure verdict.", ""]
     for failure in doc["failures"]:
-        out += [f"### {failure['verdict']}: `{failure['test_id']}`", ""]
+        out += [f"### {_escape(failure['verdict'])}: {_code(failure['test_id'])}", ""]
         what = [f"{k} {failure[k]}" for k in ("product", "api", "route", "dtype", "rule", "variant") if failure.get(k)]
         if what:
-            out += ["- " + "; ".join(what)]
+            out += ["- " + _escape("; ".join(what))]
         if failure.get("params"):
-            out += [f"- case: `{failure['params']}`"]
+            out += [f"- case: {_code(failure['params'])}"]
         if failure.get("replay"):
-            out += [f"- replay file: `{failure['replay']}`" + ("" if failure.get("replay_exists") else " (missing)")]
+            out += [f"- replay file: {_code(failure['replay'])}" + ("" if failure.get("replay_exists") else " (missing)")]
         if failure.get("replay_command"):
-            out += [f"- replay command: `{failure['replay_command']}`"]
+            out += [f"- replay command: {_code(failure['replay_command'])}"]
         out += ["", _fence(failure["message"] + (f"\n{failure['diff_text']}" if failure["diff_text"] else "")), ""]
 
     out += ["## Waivers", ""]
@@ -186,12 +224,12 @@ def render_md(doc: dict[str, Any]) -> str:
     if not waivers["declared"] and not waivers["used"]:
         out += ["No waivers.", ""]
     else:
-        rows = [[w["waiver"].get("rule") or w["waiver"].get("test"), w["waiver"]["reason"], w["waiver"]["link"],
-                 len(w["tests"]), ", ".join(w["tests"])] for w in waivers["used"]]
+        rows = [[Code(w["waiver"].get("rule") or w["waiver"].get("test")), w["waiver"]["reason"], w["waiver"]["link"],
+                 len(w["tests"]), Code(", ".join(w["tests"]))] for w in waivers["used"]]
         out += ["Used:", "", _table(rows, ["rule / test", "reason", "link", "tests", "test ids"]), ""]
-        rows = [[w.get("rule") or w.get("test"), w["reason"], w["link"]] for w in waivers["unmatched"]]
+        rows = [[Code(w.get("rule") or w.get("test")), w["reason"], w["link"]] for w in waivers["unmatched"]]
         out += ["Matched nothing:", "", _table(rows, ["rule / test", "reason", "link"]), ""]
 
     if doc["notes"]:
-        out += ["## Notes", ""] + [f"- {note}" for note in doc["notes"]] + [""]
-    return "\n".join(out).rstrip() + "\n"
+        out += ["## Notes", ""] + [f"- {_escape(note)}" for note in doc["notes"]] + [""]
+    return terminal("\n".join(out).rstrip() + "\n")

@@ -52,6 +52,11 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     lines = [f"{PREFIX} VERDICT: {certification.outcome.upper()}{qualifier} — {len(failing)} failing test(s), "
              f"{len(causes)} distinct cause(s); {others or 'no other test'}; reading {results.reading}; profile "
              f"{results.profile} ({scope}); {where}"]
+    missed = results.not_certified
+    if missed["rules"]:
+        kinds = f"rule kind(s) {', '.join(missed['kinds'])}, " if missed["kinds"] else ""
+        lines.append(f"{PREFIX} not certified (the target does not declare that it validates them): {kinds}"
+                     f"{len(missed['rules'])} rule(s); the report lists them")
     if baseline is not None:
         lines.append(f"{PREFIX} {baseline.summary}")
     if causes:

@@ -56,16 +56,17 @@ def contract_problems(module: Any, contract: type) -> list[str]:
     return problems
 
 
-def implementation(package: str, api: Api, contract: type, checks_member: str) -> Any:
-    """The module `<package>.<api.module>`, checked against `contract`, whose mapping `checks_member` must hold
-    every `check` name the API's relation rules use; ImplementationError if it is missing or lacks a member.
-    Cached: a run asks for the same module for every case."""
-    return _checked(package, api.module, api.name, api.file, contract, checks_member, api.relation_checks)
+def implementation(package: str, api: Api, contract: type, checks_members: str | tuple[str, ...]) -> Any:
+    """The module `<package>.<api.module>`, checked against `contract`, whose mapping(s) `checks_members` must
+    each hold every `check` name the API's relation rules use; ImplementationError if it is missing or lacks a
+    member. Cached: a run asks for the same module for every case."""
+    members = (checks_members,) if isinstance(checks_members, str) else checks_members
+    return _checked(package, api.module, api.name, api.file, contract, members, api.relation_checks)
 
 
 @lru_cache(maxsize=None)
-def _checked(package: str, module_name: str, api_name: str, spec_file: str, contract: type, checks_member: str,
-             checks: frozenset[str]) -> Any:
+def _checked(package: str, module_name: str, api_name: str, spec_file: str, contract: type,
+             checks_members: tuple[str, ...], checks: frozenset[str]) -> Any:
     name = f"{package}.{module_name}"
     where = f"{name.removeprefix('ascendc_conformance.').replace('.', '/')}.py"
     try:
@@ -79,8 +80,9 @@ def _checked(package: str, module_name: str, api_name: str, spec_file: str, cont
     if problems:
         raise ImplementationError(f"{name} (the {api_name} API of spec/{spec_file}) does not satisfy "
                                   f"{contract.__qualname__}: {'; '.join(problems)}")
-    missing = sorted(checks - set(getattr(module, checks_member)))
-    if missing:
-        raise ImplementationError(f"{name}.{checks_member} lacks the check(s) {', '.join(missing)} that the relation "
-                                  f"rules of spec/{spec_file} name")
+    for checks_member in checks_members:
+        missing = sorted(checks - set(getattr(module, checks_member)))
+        if missing:
+            raise ImplementationError(f"{name}.{checks_member} lacks the check(s) {', '.join(missing)} that the "
+                                      f"relation rules of spec/{spec_file} name")
     return module

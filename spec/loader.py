@@ -74,7 +74,7 @@ class _File:
         self.data: Any = None
         self.document: bounded_yaml.Document | None = None
         try:
-            self.document = bounded_yaml.parse(path.read_bytes(), self.name)
+            self.document = bounded_yaml.parse_file(path, self.name)
         except OSError as error:
             issues.append(SpecIssue(self.name, None, "", f"cannot read the file: {error.strerror}"))
             return

@@ -8,7 +8,8 @@ fits the product's memories (`draw_params`, `reachable`, `smallest_params`), whi
 (`footprint`), what a field needs to have an effect (`field_effect`: boundary tests pin it beside a bound,
 strategies.bit_reach beside a value with one bit set), and the edits that break its relation rules and draw the
 cases its disputed semantics decide (`RELATION_FAULTS`, `semantic_faults`), each as `FaultPlan`s that
-strategies.faults turns into fault tests.
+strategies.faults turns into fault tests, and how a call breaking one of those rules is put right
+(`RELATION_TWINS`, `semantic_twin`: the counterfactual twins of strategies.twins).
 `module_for(api)` finds the module of an API and checks it against the contract.
 """
 from __future__ import annotations
@@ -71,6 +72,20 @@ of the selection in every form. A case of a plan must break exactly that rule: s
 a draft after an edit, and tests/meta/test_single_faults.py checks every plan with the rule ignored."""
 
 
+TwinPlanner = Callable[[Rule, PathContext, Mapping[str, Any]], "dict[str, Any] | None"]
+"""planner(rule, ctx, params) -> the parameters of the call with `rule` (one of the API's own: a relation, or a
+semantics rule a disputed reading makes a call illegal by) put right, every other field as it was where it can
+stay: values on which every computable reading of the rule agrees the call is legal (strategies.twins builds
+the counterfactual twin of a rejected case from them, re-sizes and places it). None: no such parameters (the
+outcome of the rule is left open, or none of the API's values makes the readings agree)."""
+
+
+def no_twin(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> None:
+    """The TwinPlanner of a relation rule whose outcome the documents leave open (status unspecified): no call is
+    made legal by putting it right, since no call breaking it is ever judged."""
+    return None
+
+
 def never_generated(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
     """The FaultPlanner of a relation rule whose outcome the documents leave open (status unspecified): such
     calls are never generated, legal or illegal."""
@@ -84,6 +99,16 @@ class ApiStrategies(Protocol):
     RELATION_FAULTS: Mapping[str, FaultPlanner]
     """Every `check` name the API's relation rules use (spec/<api>.yaml `rules[].check`) -> its FaultPlanner;
     a planner may return no plan (the rule cannot be broken alone on the selection)."""
+
+    RELATION_TWINS: Mapping[str, TwinPlanner]
+    """Every `check` name the API's relation rules use -> its TwinPlanner: how a call breaking the relation is
+    put right (the counterfactual twin of a fault of it, strategies.twins); `no_twin` for an unspecified one."""
+
+    def semantic_twin(self, rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        """For one of the API's `semantics` rules: the parameters with the rule's disputed point put right, values
+        on which every computable reading of it agrees the call is legal (LoadData2D's D24: dstGap 0); None when
+        no reading of the rule makes a call illegal (the readings differ only in the bytes they move), or when
+        the API cannot say (a TwinPlanner)."""
 
     def draw_params(self, draw: st.DrawFn, ctx: PathContext, pinned: Mapping[str, int]) -> tuple[dict[str, Any], Extents]:
         """Legal parameters for `ctx` (every field of its form), with the `pinned` fields at their given value,
@@ -120,5 +145,5 @@ class ApiStrategies(Protocol):
 def module_for(api: Api) -> ApiStrategies:
     """The strategies module of `api` (spec/<name>.yaml -> strategies/apis/<name>.py), checked against
     ApiStrategies and the check names of the API's relation rules; ImplementationError names the file to write
-    or what it lacks."""
-    return implementation("ascendc_conformance.strategies.apis", api, ApiStrategies, "RELATION_FAULTS")
+    or what it lacks (a member, or a planner for a relation rule's check in RELATION_FAULTS or RELATION_TWINS)."""
+    return implementation("ascendc_conformance.strategies.apis", api, ApiStrategies, ("RELATION_FAULTS", "RELATION_TWINS"))

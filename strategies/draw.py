@@ -35,8 +35,11 @@ class Problem:
     pins: Mapping[str, int]
 
     def reachable(self) -> bool:
-        """Whether the pins can be met at all: within their ranges, with everything else at its minimum."""
+        """Whether the pins can be met at all: within their ranges, with everything else at its minimum (a range
+        a declared maximum left empty can be met by nothing)."""
         ranges = {field.name: field for field in self.fields}
+        if any(field.low > field.high for field in self.fields if field.name not in self.pins):
+            return False
         if any(name in ranges and not ranges[name].low <= value <= ranges[name].high for name, value in self.pins.items()):
             return False
         return self.legal({field.name: field.low for field in self.fields} | dict(self.pins))

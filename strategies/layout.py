@@ -212,13 +212,18 @@ def regions(ctx: PathContext, addresses: dict[str, int], extents: Extents) -> di
 
 
 def memory_images(draw: st.DrawFn, ctx: PathContext, spans: dict[str, tuple[int, int]], zero_fill: bool = False) -> dict[str, Region]:
-    """The case's memory: each region made by the fill recipe (format.fill) from one drawn seed, the
-    i-th region (in name order) from seed + i (0 = zeros, only with `zero_fill`); the source region of a
-    converting copy from a 2-byte float has its half NaNs turned into infinities (a pack build records each
-    region's recipe: format.fill.recording)."""
+    """The case's memory: each region made by the fill recipe (format.fill) from one drawn seed (region_fills;
+    0 = zeros, only with `zero_fill`; a pack build records each region's recipe: format.fill.recording)."""
     seed = draw(st.integers(0 if zero_fill else 1, 2**32 - 1), label="fill seed")
+    return {memory: Region(start, filled_bytes(fill, start))
+            for memory, (start, fill) in region_fills(ctx, spans, seed).items()}
+
+
+def region_fills(ctx: PathContext, spans: dict[str, tuple[int, int]], seed: int) -> dict[str, tuple[int, Fill]]:
+    """Per region key, its start and its fill recipe: the i-th region (in name order) from seed + i (seed 0:
+    zeros); the source region of a converting copy from a 2-byte float has its half NaNs turned into
+    infinities."""
     converting_half = (ctx.src_dtype.numeric == "float" and ctx.src_dtype.size == 2 and ctx.src_dtype != ctx.dst_dtype)
-    return {memory: Region(start, filled_bytes(Fill(seed and seed + index, stop - start,
-                                                    half_nan_to_inf=converting_half and memory_of(memory) == ctx.memory("src")),
-                                               start))
+    return {memory: (start, Fill(seed and seed + index, stop - start,
+                                 half_nan_to_inf=converting_half and memory_of(memory) == ctx.memory("src")))
             for index, (memory, (start, stop)) in enumerate(sorted(spans.items()))}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from hypothesis import reject
 from hypothesis import strategies as st
@@ -136,16 +136,59 @@ def probes(spec: Spec, limits: Limits, paths: Iterable[Path]) -> list[LimitProbe
     return built
 
 
+def above_maximum(ctx: PathContext, limits: Limits, values: Mapping[str, Any],
+                  exempt: Collection[str] = frozenset()) -> str | None:
+    """Which of `values` (parameters, or the values a test pins) lies above a maximum the target declares, in
+    words (None: none; a declared maximum of 0 is a maximum like any other); the `exempt` ones, which a fault
+    pins on purpose, are not looked at."""
+    api, product = ctx.api.name, ctx.product.id
+    for name, value in values.items():
+        maximum = limits.maximum(api, product, name)
+        if name not in exempt and isinstance(value, int) and maximum is not None and value > maximum:
+            return f"{name} = {value} is above the declared {maximum}"
+    return None
+
+
+def no_legal_call(ctx: PathContext) -> str | None:
+    """A field of `ctx` whose declared maximum lies below the smallest value the spec allows it, in words (None:
+    none; a maximum of 0 for a field whose minimum is 1: the target accepts no call of the path at all)."""
+    for name, field in ctx.api.forms[ctx.form].fields.items():
+        if field.array_of is not None or field.ctype not in ctx.spec.ctypes:
+            continue
+        low, high = ctx.field_range(name)
+        if low > high:
+            return f"{name} must be at least {low} by the spec, and the target declares at most {high}"
+    return None
+
+
+def moves_something(ctx: PathContext) -> bool:
+    """Whether some call of `ctx` within the limits it is drawn within touches memory: with one field just above
+    its minimum (or at its top) and the others at their minimum, a reachable call's footprint is not empty (a
+    declared maximum of 0 for NZ2ND's ndNum leaves only calls that move nothing: no region or capacity fault can
+    be built on them)."""
+    module = module_for(ctx.api)
+    for name, field in ctx.api.forms[ctx.form].fields.items():
+        if field.array_of is not None or field.ctype not in ctx.spec.ctypes:
+            continue
+        low, high = ctx.field_range(name)
+        for pins in ({name: value} for value in {min(low + 1, high), high} if value >= low):
+            params = module.smallest_params(ctx, pins) if module.reachable(ctx, pins) else None
+            if params is not None and any(top > bottom for bottom, top in
+                                          (module.footprint(ctx, params).of(op) for op in ("src", "dst"))):
+                return True
+    return not any(field.array_of is None and field.ctype in ctx.spec.ctypes
+                   for field in ctx.api.forms[ctx.form].fields.values())
+
+
 def beyond(case: Case, ctx: PathContext, limits: Limits, exempt: frozenset[str] = frozenset()) -> str | None:
     """What of a drawn case lies past a limit the target declares, in words (None: nothing): a parameter above a
     declared maximum (but the `exempt` ones, which a fault pins on purpose), or an operand not aligned as the
     target demands (but one the case misaligns against the spec itself: a misalignment fault's point). A
     profile run draws its cases within the limits (PathContext.within); a pack's were drawn without them."""
-    api, product = ctx.api.name, ctx.product.id
-    for name, value in case.params.items():
-        maximum = limits.maximum(api, product, name)
-        if name not in exempt and isinstance(value, int) and maximum is not None and value > maximum:
-            return f"{name} = {value} is above the declared {maximum}"
+    above = above_maximum(ctx, limits, case.params, exempt)
+    if above is not None:
+        return above
+    api = ctx.api.name
     spec_only = ctx.within(Limits())
     for operand in ("src", "dst"):
         address, position = case.operand(operand).address, ctx.position(operand)

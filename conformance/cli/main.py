@@ -5,8 +5,10 @@ Each verb lives in its own module under conformance/cli/commands/ and exposes ``
 to ``COMMANDS`` below.
 
 `main` never lets a deliberate error escape as a traceback: a ConformanceError or SpecError is printed
-to stderr as a message and the exit code is 2. Verbs that report problems as their normal output
-(e.g. ``spec check`` exits 1 on a broken spec) return their own exit code.
+to stderr as a message and the exit code is 2 (3 for a SuiteFailure: the suite could not finish, e.g. a
+full disk; format.exits). Verbs that report problems as their normal output (e.g. ``spec check`` exits 1 on
+a broken spec) return their own exit code. Every message passes through format.text.terminal: the text
+of a target or of a file cannot drive the terminal.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ import sys
 from typing import NoReturn, Sequence
 
 from ascendc_conformance import __version__
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.errors import ConformanceError, SuiteFailure
+from ascendc_conformance.format.exits import ExitCode, help_text
+from ascendc_conformance.format.text import terminal
 from ascendc_conformance.spec.errors import SpecError
 
 PROG = "ascendc-conformance"
@@ -51,10 +55,10 @@ examples:
   ascendc-conformance expect case.json
 
 Run `ascendc-conformance VERB --help` for the options of a verb.
-Exit codes: 0 success (run: the target conforms); 1 the verb found a problem it reports (run: the
-target does not conform; spec check: a broken spec; report --compare --fail-on-regression: a
-regression); 2 usage error (unknown product, unreadable file, a -k pytest cannot parse, ...); run only:
-3 the suite's own internal error, 5 no test selected."""
+""" + help_text("0 success (run: the target conforms); 1 the verb found a problem it reports (run: the target does "
+                "not conform; spec check: a broken spec; replay: the case still fails; report --compare "
+                "--fail-on-regression: a regression)",
+                "run only: 5 no test selected (a -k expression pytest cannot parse is a usage error, 2)")
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -85,24 +89,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         return int(func(args) or 0)
     except SpecError as error:
         count = len(error.issues)
         print(f"{PROG}: error: the spec is broken ({count} issue{'s' if count != 1 else ''}):", file=sys.stderr)
         for issue in error.issues:
-            print(f"  {issue}", file=sys.stderr)
-        return 2
+            print(terminal(f"  {issue}"), file=sys.stderr)
+        return ExitCode.USAGE
+    except SuiteFailure as error:
+        print(terminal(f"{PROG}: error: {error}"), file=sys.stderr)
+        return ExitCode.SUITE
     except ConformanceError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 2
+        print(terminal(f"{PROG}: error: {error}"), file=sys.stderr)
+        return ExitCode.USAGE
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()  # the reader went away (e.g. `| head`); don't fail again at exit
-        return 1
+        return ExitCode.FAILED
 
 
 def _exit_code(code: object) -> int:

@@ -15,6 +15,7 @@ from ascendc_conformance.format.case import Result
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.validation import Validation
 
 HELLO_CHARS = 64 * 1024
 """Largest hello accepted, as JSON text: the run record, report.json and the header keep it whole."""
@@ -78,7 +79,8 @@ class Hello:
     product/API. ``implements`` (None: everything) and ``excludes`` narrow that down to routes, dtypes and
     forms; a test outside them is `not-supported`. ``extensions``: the case-format extensions it handles
     (format.case.EXTENSIONS); cases that need another are never sent to it. ``limits``: where it declares
-    that it stays inside the spec (format.limits).
+    that it stays inside the spec (format.limits). ``validates``: whether it rejects illegal calls at all;
+    ``validation``: which rules (format.validation: every rule, or those of some kinds and ids).
     """
 
     name: str
@@ -90,6 +92,12 @@ class Hello:
     excludes: tuple[Capability, ...] = ()
     extensions: tuple[str, ...] = ()
     limits: Limits = Limits()
+    validation: Validation = Validation()
+
+    def validates_rule(self, rule_id: str, kind: str) -> bool:
+        """Whether the target checks the rule `rule_id` (of kind `kind`, a RuleKind value): it validates, and its
+        declaration covers the rule."""
+        return self.validates and self.validation.covers(rule_id, kind)
 
     def naming_products(self, product_id: Callable[[str], str | None]) -> Hello:
         """The hello with every product it names (in `products`, `implements` and `excludes`) by its id:
@@ -136,13 +144,12 @@ class Hello:
         name = raw.get("name")
         if not isinstance(name, str) or not name:
             raise ValueError(f'hello answer needs "name" as a non-empty string, got {quoted(name)}')
-        validates = raw.get("validates")
-        if not isinstance(validates, bool):
-            raise ValueError(f'hello answer needs "validates" as true or false, got {quoted(validates)}')
+        validation = Validation.from_json(raw.get("validates"))
         implements = raw.get("implements")
         return cls(
             name=name,
-            validates=validates,
+            validates=validation.any,
+            validation=validation,
             products=_optional_names(raw, "products"),
             apis=_optional_names(raw, "apis"),
             raw=raw,

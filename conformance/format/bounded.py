@@ -6,6 +6,11 @@ before the parser recurses (a line of 100,000 brackets is the input's fault, not
 suite's), strict UTF-8, and no NaN or Infinity (JSON has neither; Python's parser accepts them). A problem is
 an `InputError` whose message names where the input came from (`file:line`, `answer to request 7`) and what
 would be accepted. `clip` cuts what a target says to a documented length before the suite stores or prints it.
+
+Size limits hold while reading, never after: `read_file` reads a chunk at a time, at most its limit and one byte
+more (a file whose size says it is larger is not read at all: a sparse 3 GiB file costs nothing), `gunzip`
+inflates a chunk at a time, at most its limit (a gzip bomb is refused when its output passes it), `lines` reads
+one line at a time, at most its limit of each (the rest of a longer line is skipped a chunk at a time).
 """
 from __future__ import annotations
 
@@ -13,7 +18,10 @@ import itertools
 import json
 import math
 import operator
+import os
 import re
+import zlib
+from dataclasses import dataclass
 from typing import IO, Any, Iterator
 
 from ascendc_conformance.format.errors import ConformanceError
@@ -23,6 +31,12 @@ MAX_DEPTH = 64
 
 SHOWN_CHARS = 60
 """How much of a malformed value from outside a message quotes."""
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""The largest JSON document read from outside unless a reader says otherwise: a line of a JSON-lines stream (a
+request, a case, a target's answer) or a case file."""
+
+_CHUNK = 1 << 20   # what reading a file, skipping the rest of a too long line and inflating take at a time
 
 
 class InputError(ConformanceError):
@@ -38,7 +52,7 @@ class InputError(ConformanceError):
         self.line = line
 
 
-def decode(data: bytes, where: str) -> str:
+def decode(data: bytes | bytearray, where: str) -> str:
     """`data` as UTF-8 text; InputError naming the line and byte of the first invalid sequence."""
     try:
         return data.decode("utf-8")
@@ -82,13 +96,13 @@ def _finite(text: str) -> float:
     return value
 
 
-def loads(data: str | bytes, where: str, *, max_bytes: int | None = None, max_depth: int = MAX_DEPTH) -> Any:
+def loads(data: str | bytes | bytearray, where: str, *, max_bytes: int | None = None, max_depth: int = MAX_DEPTH) -> Any:
     """Parse one JSON document from outside; InputError (one line, starting with `where`) if it is too large,
     not UTF-8, nested deeper than `max_depth`, not JSON, or holds NaN, Infinity or a number out of range."""
     size = len(data)
     if max_bytes is not None and size > max_bytes:
         raise InputError(where, f"{size} bytes, more than the {max_bytes} accepted")
-    text = decode(data, where) if isinstance(data, bytes) else data
+    text = data if isinstance(data, str) else decode(data, where)
     if "\x00" in text:
         raise InputError(where, f"holds a NUL character (at offset {text.index(chr(0))}); expected JSON text")
     # a text with fewer brackets than the limit cannot nest deeper: only such texts are walked (in Python)
@@ -109,10 +123,77 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
-def lines(stream: IO[str] | IO[bytes]) -> Iterator[tuple[int, str | bytes]]:
-    """(line number, raw line) of a stream of JSON lines, one line at a time (no read-ahead, so that an answer
-    can follow each line as it arrives); the bytes of a text stream that has a binary buffer (stdin), so that
-    `loads` decodes them strictly and a bad line is that line's error, not the end of the stream."""
+def read_file(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the file at `path`, refused (InputError naming it) once it holds more than `max_bytes`:
+    at most `max_bytes + 1` bytes are ever read, whatever the file's size. OSError for a file that cannot be
+    opened or read (the caller says what it was for)."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size > max_bytes:   # a regular file says its size (a pipe says 0)
+            raise InputError(str(path), f"larger than the {max_bytes} bytes accepted")
+        chunks, size = [], 0
+        while size <= max_bytes and (chunk := handle.read(min(_CHUNK, max_bytes + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > max_bytes:
+        raise InputError(str(path), f"larger than the {max_bytes} bytes accepted")
+    return b"".join(chunks)
+
+
+def gunzip(data: bytes, where: str, max_bytes: int) -> bytes:
+    """The content of gzip `data` (RFC 1952; several members are concatenated), inflated a chunk at a time:
+    InputError as soon as it would be larger than `max_bytes` (a 1.3 MB gzip bomb costs about `max_bytes`, not
+    the 1.3 GB it inflates to), or for data that is not gzip or is cut short."""
+    parts: list[bytes] = []
+    size = 0
+    rest = data
+    while rest:   # one gzip member after another
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)   # a gzip header and trailer
+        while rest and not inflater.eof:
+            try:
+                part = inflater.decompress(rest, _CHUNK)
+            except zlib.error as error:
+                raise InputError(where, f"not a gzip file ({error})") from None
+            size += len(part)
+            if size > max_bytes:
+                raise InputError(where, f"inflates to more than the {max_bytes} bytes accepted")
+            parts.append(part)
+            rest = inflater.unconsumed_tail
+        if not inflater.eof:
+            raise InputError(where, "not a gzip file (cut short: its last member has no end)")
+        rest = inflater.unused_data
+    return b"".join(parts)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a JSON-lines stream as `lines` read it: `data` holds at most the limit and one byte more,
+    `size` is the line's full length (its line break excluded), `ended` whether a line break ends it (a stream
+    cut in the middle of its last line has none)."""
+
+    number: int
+    data: bytes | str
+    size: int
+    ended: bool
+
+    def json(self, where: str, max_bytes: int) -> Any:
+        """The line's JSON value (`loads`); InputError naming `where` for a line longer than `max_bytes`."""
+        if self.size > max_bytes:
+            raise InputError(where, f"a line of {self.size} bytes, more than the {max_bytes} accepted")
+        return loads(self.data, where, max_bytes=max_bytes)
+
+
+def lines(stream: IO[str] | IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[Line]:
+    """The lines of a stream of JSON lines, one at a time (no read-ahead, so that an answer can follow each
+    line as it arrives), each read to at most `max_bytes + 1` bytes (the rest of a longer line is skipped in
+    chunks, only counted); the bytes of a text stream that has a binary buffer (stdin), so that `loads`
+    decodes them strictly and a bad line is that line's error, not the end of the stream."""
     source: Any = getattr(stream, "buffer", stream)
-    for number, line in enumerate(iter(source.readline, source.read(0)), start=1):
-        yield number, line
+    number = 0
+    while line := source.readline(max_bytes + 1):
+        number += 1
+        newline = "\n" if isinstance(line, str) else b"\n"
+        size, ended = len(line), line.endswith(newline)
+        while not ended and size > max_bytes and (more := source.readline(_CHUNK)):   # the rest, skipped
+            size += len(more)
+            ended = more.endswith(newline)
+        yield Line(number=number, data=line, size=size - ended, ended=ended)

@@ -6,18 +6,22 @@ bytes), a recursive alias (`&a [*a]`), nesting deep enough to exhaust Python's s
 before anything walks the document, and also text that is not UTF-8, control characters (a NUL byte), keys
 that are not text and values PyYAML cannot build (a date `2024-13-45`, an integer of 5000 digits): each is one
 `bounded.InputError` naming the line. The document it returns maps every key path to its line, visiting each
-node once, and lists the keys given twice.
+node once, and lists the keys given twice. `parse_file` reads a file to at most MAX_FILE_BYTES.
 """
 from __future__ import annotations
 
 import gc
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 import yaml
 
-from ascendc_conformance.format.bounded import MAX_DEPTH, SHOWN_CHARS, InputError, clip, decode
+from ascendc_conformance.format.bounded import MAX_DEPTH, SHOWN_CHARS, InputError, clip, decode, read_file
+
+MAX_FILE_BYTES = 16 * 1024 * 1024
+"""The largest YAML file read (spec and waiver files): a generated spec of 30,000 rules takes about 4 MiB."""
 
 MAX_ALIAS_NODES = 100_000
 """How many nodes aliases may add to one document, counted as expanded: a block may be reused (the packaged
@@ -69,6 +73,12 @@ class _Loader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
             reason = str(error).splitlines()[0].split(";")[0]
             raise InputError(self.where, f"cannot read {clip(str(node.value), SHOWN_CHARS)!r} as {kind} "
                                          f"({reason}) at line {_line(node)}", _line(node)) from None
+
+
+def parse_file(path: str | os.PathLike[str], where: str) -> Document:
+    """`parse` of the file at `path`, read to at most MAX_FILE_BYTES (InputError when larger; OSError when it
+    cannot be read)."""
+    return parse(read_file(path, MAX_FILE_BYTES), where)
 
 
 def parse(raw: bytes, where: str) -> Document:

@@ -8,7 +8,6 @@ decoded once, where the JSON is read.
 """
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
 import json
@@ -20,6 +19,7 @@ from typing import Any, Mapping
 
 import jsonschema
 
+from ascendc_conformance.format import wire
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.format.words import Word
 
@@ -29,7 +29,7 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 def decode_base64(text: str) -> bytes:
     """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding)."""
-    return base64.b64decode(text, validate=True)
+    return wire.b64decode(text)
 
 
 @lru_cache(maxsize=None)
@@ -69,7 +69,7 @@ class Region:
         return self.address <= start and stop <= self.end
 
     def to_json(self) -> dict[str, Any]:
-        return {"address": self.address, "data": base64.b64encode(self.data).decode("ascii")}
+        return {"address": self.address, "data": wire.b64encode(self.data)}
 
 
 def _decode_region(where: str, data: Any) -> Region:

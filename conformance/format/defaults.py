@@ -1,7 +1,8 @@
 """Defaults every layer shares, each written once (standard library only: the lazy plugin reads them)."""
 
 CASE_TIMEOUT_S = 10.0
-"""How long a target may take over one case before the verdict is `timeout` (and an exec target restarts)."""
+"""How long a target may take over one case before the verdict is `timeout` (and an exec target restarts), and an
+exec target over each start (its hello)."""
 
 SHRINK_SECONDS = 10.0
 """How long Hypothesis may shrink one failing test before its smallest failing case so far is reported."""

@@ -13,6 +13,22 @@ class ConformanceError(Exception):
     """Base class of every error raised on purpose by the suite."""
 
 
+class SuiteFailure(ConformanceError):
+    """The suite could not finish what it was asked: its own failure, never a target's verdict (exit code 3,
+    format.exits.ExitCode.SUITE)."""
+
+
+class MachineFault(SuiteFailure):
+    """The machine would not let the suite write a file it must (a full disk, a read-only file system, a name
+    or path too long for it); the message names the path and says what was kept."""
+
+    def __init__(self, path: object, error: OSError) -> None:
+        super().__init__(f"cannot write {path}: {error.strerror or error}; the suite could not finish (what it "
+                         "wrote before is kept)")
+        self.path = path
+        self.errno = error.errno
+
+
 class TargetSpecError(ConformanceError):
     """A target spec string (reference, exec:..., python:...) cannot be used as given."""
 

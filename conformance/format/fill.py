@@ -23,10 +23,16 @@ from typing import Iterator
 
 import numpy as np
 
+from ascendc_conformance.format.bounded import MAX_LINE_BYTES
+
 GOLDEN = 0x9E3779B97F4A7C15
 MIX_1 = 0xBF58476D1CE4E5B9
 MIX_2 = 0x94D049BB133111EB
 MAX_SEED = 2**64 - 1
+MAX_FILL_BYTES = MAX_LINE_BYTES // 4 * 3
+"""The largest region a recipe makes: what one case line to a target carries (its bytes in base64, 4 characters
+per 3 bytes, in a line of at most MAX_LINE_BYTES). A recipe asking for more (a pack's 2**50) is refused before
+anything is allocated."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,12 @@ class Fill:
     seed: int
     size: int
     half_nan_to_inf: bool = False
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"a fill seed is 0 to 2**64-1, got {self.seed}")
+        if not 0 <= self.size <= MAX_FILL_BYTES:
+            raise ValueError(f"a fill size is 0 to {MAX_FILL_BYTES} bytes (what a case line carries), got {self.size}")
 
     def to_json(self) -> dict[str, int | bool]:
         return {"seed": self.seed, "size": self.size, "half_nan_to_inf": self.half_nan_to_inf}

@@ -88,8 +88,29 @@ class SkipReason(Word):
     TYPE_ENFORCED = "type-enforced"      # the fault's value lies outside the field's C type, and the target is typed
     NOT_DECLARED = "not-declared"        # a harness rule's check the target's hello does not declare
     DECLARED_LIMIT = "declared-limit"    # a bound beyond a maximum the target declares (its own test checks that)
+    NOT_VALIDATED = "not-validated"      # a fault of a rule the target's hello does not declare it validates (its kind)
+    SUITE_ERROR = "suite-error"          # the suite could not draw or judge the test (Unsatisfiable, a suite bug):
+                                         # its own error (exit 3), never the target's verdict
 
     @property
     def verdict(self) -> Outcome:
         """The verdict of a test skipped for this reason."""
         return Outcome.NOT_SUPPORTED if self is SkipReason.NOT_SUPPORTED else Outcome.SKIPPED
+
+
+class Shown(Word):
+    """Whether a rejection of an illegal call (or of one past a declared limit) was shown to be for the rule it
+    breaks (docs/evidence.md): counted per test (results.jsonl `shown`) for the rule table, which counts a rule
+    as covered only on a shown rejection or a missed one."""
+
+    NAMED = "named"                                        # it named a rule the call breaks (the spec checks the claim)
+    TWIN = "twin"                                          # its twin (the rule put right) was accepted
+    NO_TWIN = "no twin"                                    # rejected, but the call has no twin the target was sent
+    MASKED_FALSE_REJECT = "masked by a false rejection"    # the twin was refused too
+    MASKED_WRONG_COPY = "masked by a wrong copy"           # the twin was accepted with the wrong bytes
+    MASKED_NO_RESULT = "masked by no result"               # the twin's answer was no result (a timeout, a crash, ...)
+
+    @property
+    def shown(self) -> bool:
+        """The rejection is evidence that the target checks the rule."""
+        return self in (Shown.NAMED, Shown.TWIN)

@@ -13,15 +13,15 @@ The **pack id** is the SHA-256 of `manifest.json`'s bytes: it pins the manifest,
 A case of a pack is a case v1 whose memory regions give their fill recipe (format.fill) instead of their bytes
 (`{"address": A, "fill": {"seed": S, "size": N, "half_nan_to_inf": false}}`); an expected `ok` result gives
 each region's SHA-256 instead of its bytes (`{"address": A, "sha256": H}`). `open_pack` checks the hashes (a
-PackError, one line, names the file that does not match); `verify_pack` checks every file against
-schema/pack-v1.schema.json too.
+PackError, one line, names the file that does not match); `verify_pack` checks the pack against itself too: every
+file against schema/pack-v1.schema.json and what the manifest says of it, the counts, the profile's number of
+cases, the size of every fill recipe (runner.pack_check checks it against the spec and the reference).
 """
 from __future__ import annotations
 
 import gzip
 import hashlib
 import json
-import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -29,9 +29,11 @@ from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.case import Case, Operand, Region, Result
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
+from ascendc_conformance.format.errors import ConformanceError, MachineFault
+from ascendc_conformance.format.files import output_directory, usable_path, utf8_path
 from ascendc_conformance.format.fill import Fill, Recipes, filled_bytes
-from ascendc_conformance.format.results import Subject
+from ascendc_conformance.format.results import Subject, TestKind
 
 PACK_FORMAT = 1
 MANIFEST_FILE = "manifest.json"
@@ -40,8 +42,10 @@ TESTS_DIR = "tests"
 SCHEMA = "pack-v1"
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 """The largest manifest read (one of a full pack of every product and API takes about 1 MiB)."""
-MAX_TEST_BYTES = 512 * 1024 * 1024
-"""The largest test file read, decompressed (one holds a test's cases without their bytes: a few MiB at most)."""
+MAX_TEST_BYTES = 32 * 1024 * 1024
+"""The largest test file read, compressed and inflated alike (one holds a test's cases without their bytes: the
+largest of a `ci` pack inflates to 34 KiB, a full pack's tests hold ten times the cases); inflating stops there
+(a gzip bomb is refused)."""
 GZIP_LEVEL = 9
 
 
@@ -190,10 +194,7 @@ class Pack:
         since it was opened); PackError if it does not match or cannot be read."""
         test = self.tests[test_id]
         path = self.directory / test.file
-        try:
-            raw = path.read_bytes()
-        except OSError as error:
-            raise PackError(f"{path}: cannot read ({error.strerror})") from None
+        raw = _test_bytes(path)
         if hashlib.sha256(raw).hexdigest() != self.manifest["files"][test.file]:
             raise PackError(f"{path}: its SHA-256 no longer matches the manifest (the pack was changed while it "
                             "ran); rebuild or restore it")
@@ -201,31 +202,41 @@ class Pack:
         return [PackedCase.from_json(entry) for entry in data["cases"]]
 
 
+def _test_bytes(path: Path) -> bytes:
+    """A test file's bytes, at most MAX_TEST_BYTES read (PackError naming it when larger or unreadable)."""
+    try:
+        return bounded.read_file(path, MAX_TEST_BYTES)
+    except OSError as error:
+        raise PackError(f"{path}: cannot read ({error.strerror})") from None
+    except bounded.InputError as error:
+        raise PackError(str(error)) from None
+
+
 def _test_file(path: Path, raw: bytes) -> dict[str, Any]:
+    """The JSON object of a test file's bytes, inflated to at most MAX_TEST_BYTES (PackError naming the file)."""
     try:
-        text = gzip.decompress(raw)
-    except (OSError, EOFError, zlib.error) as error:
-        raise PackError(f"{path}: not a gzip file ({error})") from None
-    try:
-        return bounded.loads(text, str(path), max_bytes=MAX_TEST_BYTES)
+        return bounded.loads(bounded.gunzip(raw, str(path), MAX_TEST_BYTES), str(path), max_bytes=MAX_TEST_BYTES)
     except bounded.InputError as error:
         raise PackError(str(error)) from None
 
 
 def _manifest(directory: Path) -> tuple[bytes, dict[str, Any]]:
+    try:
+        utf8_path(directory)
+    except ConformanceError as error:
+        raise PackError(str(error)) from None
     path = directory / MANIFEST_FILE
     if not directory.is_dir():
         raise PackError(f"{directory}: not a directory; expected a pack (a directory holding {MANIFEST_FILE}, "
                         "made by `ascendc-conformance pack build`)")
     try:
-        raw = path.read_bytes()
+        raw = bounded.read_file(path, MAX_MANIFEST_BYTES)
+        manifest = bounded.loads(raw, str(path), max_bytes=MAX_MANIFEST_BYTES)
     except FileNotFoundError:
         raise PackError(f"{directory}: no {MANIFEST_FILE} in it; expected a pack made by "
                         "`ascendc-conformance pack build`") from None
     except OSError as error:
         raise PackError(f"{path}: cannot read ({error.strerror})") from None
-    try:
-        manifest = bounded.loads(raw, str(path), max_bytes=MAX_MANIFEST_BYTES)
     except bounded.InputError as error:
         raise PackError(str(error)) from None
     if isinstance(manifest, dict) and manifest.get("pack_format") not in (None, PACK_FORMAT):
@@ -270,20 +281,70 @@ def open_pack(directory: str | Path) -> Pack:
                 tests=MappingProxyType(tests))
 
 
-def verify_pack(directory: str | Path) -> Pack:
-    """`open_pack`, and every test file read and checked against the schema (its cases, their recipes and
-    expected results) and against the manifest's count; PackError naming the file and field."""
+def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
+    """`open_pack`, refused unless its id is `pack_id` (when given), and everything the pack says of itself checked
+    against its content: every test file against the schema and its manifest entry (test id, kind, number of
+    cases, case ids), every fill recipe against MAX_FILL_BYTES (nothing is allocated for a region), the
+    manifest's counts against its tests and every test's cases against its profile's. PackError, one line
+    naming the file and field. What the pack says of the spec (its test list, its expected results) needs the
+    spec and the reference: runner.pack_check."""
     pack = open_pack(directory)
+    if pack_id is not None and pack.pack_id != pack_id.lower():
+        raise PackError(f"{pack.directory}: its pack id is {pack.pack_id}, not the pinned {pack_id}: this is not "
+                        "the pack whose id was published (it was changed, or it is another pack)")
+    manifest = pack.directory / MANIFEST_FILE
+    if pack.profile not in PROFILES:
+        raise PackError(f"{manifest}: 'built.profile': {bounded.shown(pack.profile)} is not a profile "
+                        f"({', '.join(PROFILES)})")
     for test in pack.tests.values():
-        path = pack.directory / test.file
-        data = _test_file(path, path.read_bytes())
-        problem = schemas.problem(data, SCHEMA, "test")
-        if problem is not None:
-            raise PackError(f"{path}: {problem}")
-        if data["test"] != test.id or len(data["cases"]) != test.cases:
-            raise PackError(f"{path}: holds test {data['test']} with {len(data['cases'])} case(s); the manifest "
-                            f"says test {test.id} with {test.cases}")
+        _check_test_file(pack, test)
+    difference = _first_difference(pack.manifest["counts"], counts(list(pack.tests.values())), "counts")
+    if difference is not None:
+        where, claimed, actual = difference
+        raise PackError(f"{manifest}: '{where}' says {bounded.shown(claimed)}; its tests hold {bounded.shown(actual)}: "
+                        "the manifest's counts are not its content's")
     return pack
+
+
+def _first_difference(claimed: Any, actual: Any, where: str) -> tuple[str, Any, Any] | None:
+    """Where two JSON values first differ (a dotted path into mappings), with both values there; None if equal."""
+    if isinstance(claimed, Mapping) and isinstance(actual, Mapping):
+        for key in sorted({*claimed, *actual}, key=str):
+            found = _first_difference(claimed.get(key), actual.get(key), f"{where}.{key}")
+            if found is not None:
+                return found
+        return None
+    return None if claimed == actual else (where, claimed, actual)
+
+
+def profile_budget(profile: str, kind: str) -> int:
+    """The most cases a test of `kind` holds in a pack of `profile` (the cases a profile run draws for it)."""
+    return SMOKE_CASES if kind == TestKind.SMOKE.value else PROFILES[profile]
+
+
+def _check_test_file(pack: Pack, test: PackTest) -> None:
+    """One test file against the schema and what the manifest says of it (PackError naming the file)."""
+    path = pack.directory / test.file
+    data = _test_file(path, _test_bytes(path))
+    problem = schemas.problem(data, SCHEMA, "test")
+    if problem is not None:
+        raise PackError(f"{path}: {problem}")
+    if (data["test"], data["kind"], len(data["cases"])) != (test.id, test.kind, test.cases):
+        raise PackError(f"{path}: holds {data['kind']} test {data['test']} with {len(data['cases'])} case(s); the "
+                        f"manifest says {test.kind} test {test.id} with {test.cases}")
+    budget = profile_budget(pack.profile, test.kind)
+    if test.cases > budget:
+        raise PackError(f"{path}: test {test.id} holds {test.cases} cases; a {test.kind} test of a "
+                        f"`{pack.profile}` pack (the manifest's profile) holds at most {budget}")
+    for index, entry in enumerate(data["cases"]):
+        case = entry["case"]
+        if case["id"] != f"{test.id}#{index}":
+            raise PackError(f"{path}: case {index} has id {bounded.shown(case['id'])}; expected {test.id}#{index}")
+        for name, region in case["memory"].items():
+            try:
+                Fill(**region["fill"])
+            except ValueError as error:
+                raise PackError(f"{path}: case {case['id']}: region {name}: {error}") from None
 
 
 def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tuple[PackTest, list[PackedCase]]],
@@ -292,28 +353,45 @@ def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tu
     its fields but tests, files and counts, which are worked out here). The same content gives the same bytes
     (sorted keys, gzip without a time stamp), hence the same pack id."""
     check_new_directory(directory)
-    (directory / TESTS_DIR).mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     listed = []
-    for test, cases in tests:
-        data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
-                          "cases": [case.to_json() for case in cases]})
-        blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
-        (directory / test.file).write_bytes(blob)
-        files[test.file] = hashlib.sha256(blob).hexdigest()
-        listed.append(test)
-    (directory / FORMAT_FILE).write_text(format_text, encoding="utf-8")
-    files[FORMAT_FILE] = sha256_file(directory / FORMAT_FILE)
-    manifest = {**header, "pack_format": PACK_FORMAT, "counts": counts(listed),
-                "tests": [test.to_json() for test in listed], "files": files}
-    (directory / MANIFEST_FILE).write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
+    path = directory / TESTS_DIR
+    try:   # a file the machine will not let it write (a full disk) is the suite's failure: MachineFault
+        path.mkdir(parents=True, exist_ok=True)
+        for test, cases in tests:
+            data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
+                              "cases": [case.to_json() for case in cases]})
+            blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
+            path = directory / test.file
+            path.write_bytes(blob)
+            files[test.file] = hashlib.sha256(blob).hexdigest()
+            listed.append(test)
+        path = directory / FORMAT_FILE
+        path.write_text(format_text, encoding="utf-8")
+        files[FORMAT_FILE] = sha256_file(path)
+        manifest = {**header, "pack_format": PACK_FORMAT, "counts": counts(listed),
+                    "tests": [test.to_json() for test in listed], "files": files}
+        path = directory / MANIFEST_FILE   # last: a pack cut short by the disk has none, and is refused
+        path.write_bytes(json.dumps(manifest, sort_keys=True, indent=1).encode("ascii") + b"\n")
+    except OSError as error:
+        raise MachineFault(path, error) from None
     return open_pack(directory)
 
 
 def check_new_directory(directory: Path) -> None:
-    """PackError unless `directory` can take a new pack: it does not exist or is an empty directory."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+    """PackError (one line) unless `directory` can take a new pack: a usable path (format.files) that does not
+    exist or is an empty directory, which is then made and can be written into."""
+    try:
+        usable_path(directory)
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise PackError(f"{directory}: exists and is not an empty directory; give a new directory for the pack")
+        output_directory(directory)
+    except OSError as error:
+        raise PackError(f"{directory}: cannot read it ({error.strerror or error})") from None
+    except PackError:
+        raise
+    except ConformanceError as error:
+        raise PackError(str(error)) from None
 
 
 def counts(tests: list[PackTest]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from ascendc_conformance.format.bounded import InputError, clip
 from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
+from ascendc_conformance.format.files import write_atomic
 from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
@@ -63,16 +64,16 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
          verdict: Mapping[str, Any], target: str, *, hypothesis: Demonstrated | None = None) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
     its own text once, up to REPLAY_TEXT_CHARS), the verdict (without a second copy of either result) and the
-    hypothesis the case demonstrates, if its cause has one."""
+    hypothesis the case demonstrates, if its cause has one. Written atomically (format.files): a full disk leaves
+    the previous file or none, never half of one; its OSError is the caller's."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / file_name(test_id)
     data = {"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target, "case": case.to_json(),
             "expected": expected.to_json(), "actual": kept(actual.to_json() if actual is not None else None),
             "verdict": dict(verdict)}
     if hypothesis is not None:
         data["hypothesis"] = hypothesis.to_json()
-    path.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-    return path
+    text = json.dumps(data, indent=1, sort_keys=True)
+    return write_atomic(directory / file_name(test_id), text.encode("utf-8"))
 
 
 def kept(actual: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -109,12 +110,9 @@ def load(path: Path) -> Replay:
     """The replay file at `path`; ReplayError, one line naming the file, the field and what it accepts, for a
     file that is unreadable, larger than MAX_FILE_BYTES, not strict JSON, or not a replay file of a valid case."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        data = bounded.loads(bounded.read_file(path, MAX_FILE_BYTES), str(path), max_bytes=MAX_FILE_BYTES)
     except OSError as error:
         raise ReplayError(f"{path}: cannot read ({error.strerror})") from None
-    try:
-        data = bounded.loads(raw, str(path), max_bytes=MAX_FILE_BYTES)
     except InputError as error:
         raise ReplayError(str(error)) from None
     if not isinstance(data, dict) or "case" not in data:

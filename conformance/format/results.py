@@ -19,7 +19,7 @@ One JSON object per line, discriminated by "record":
    "disputed": {"<point>": {"<reading of the point followed: seed | an alternative | none>": n}},
    "dispute_examples": {"<point>": {"<reading>": {params of the first such case}}},
    "message": str, "diff": {...}|null, "replay": "<path relative to the report dir>"|null,
-   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": "not-supported|not-validating|unreachable|needs-extension"|null,
+   "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": <format.outcome.SkipReason>|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
                "replay_command": str|null, "case": {case_summary}, "cases": n,
@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -272,6 +273,9 @@ class TestRecord:
     skipped_reason: str | None = None
     case: Mapping[str, Any] | None = None   # case_summary of the (smallest) failing case
     other_rule: int = 0   # illegal cases the target rejected naming only rules the case does not break
+    shown: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    # rejections of illegal calls (and of calls past a declared limit) per format.outcome.Shown: shown to be for
+    # the rule they break (named, twin), or not (masked by a false rejection, ...: docs/evidence.md)
     causes: tuple[Mapping[str, Any], ...] = ()   # every distinct cause of its failures, worst first (see the module doc)
     bits: Mapping[str, Mapping[str, tuple[int, ...]]] = field(default_factory=lambda: MappingProxyType({}))
     # API -> field -> bits its legal cases witnessed (set, and with an effect), first in their process
@@ -335,6 +339,7 @@ class TestRecord:
                    duration_s=float(record.get("duration_s") or 0.0),
                    waiver=freeze(record.get("waiver")) if record.get("waiver") else None,
                    other_rule=int(record.get("other_rule") or 0),
+                   shown=freeze({str(k): int(v) for k, v in (record.get("shown") or {}).items()}),
                    case=freeze(record.get("case")) if record.get("case") else None,
                    causes=freeze(list(record.get("causes") or ())),
                    bits=freeze({api: {name: tuple(sorted(found)) for name, found in fields.items()}
@@ -342,34 +347,58 @@ class TestRecord:
 
 
 def append(report_dir: Path, record: dict[str, Any]) -> None:
-    """Append one record as one line, under an exclusive lock (xdist workers share the file)."""
+    """Append one record as one line, under an exclusive lock, on a line of its own: after a run killed in the
+    middle of a line, the next record starts on a fresh line (`read` then skips the cut one). An OSError (a
+    full disk, a read-only file system) is the caller's: the lines written before it are kept."""
     report_dir.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record, sort_keys=True, default=str) + "\n"
-    with open(report_dir / RESULTS_FILE, "a", encoding="utf-8") as handle:
+    line = json.dumps(record, sort_keys=True, default=str).encode("ascii") + b"\n"
+    with open(report_dir / RESULTS_FILE, "a+b") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
+            size = os.fstat(handle.fileno()).st_size
+            if size and os.pread(handle.fileno(), 1, size - 1) != b"\n":
+                line = b"\n" + line
             handle.write(line)
             handle.flush()
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def read(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) of each record of a results file, each checked by `check`. A bad line is a
-    ResultsError naming `file:line` and the field — except a last line without a line break after it, which a
-    run killed while writing it left unfinished: that one is skipped."""
-    lines = path.read_bytes().split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            record = bounded.loads(line, where, max_bytes=MAX_RECORD_BYTES)
-        except InputError as error:
-            if number == len(lines):
-                return
-            raise ResultsError(str(error)) from None
-        yield number, check(record, where)
+def read(path: Path, skipped: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) of each record of a results file, each checked by `check`, read one line at a time
+    (memory: one line of at most MAX_RECORD_BYTES, whatever the file's size). A bad line is a ResultsError
+    naming `file:line` and the field — except an unfinished line, left by a run killed while writing it: a line
+    that is not JSON, and is the last one (no line break after it) or is followed by the run record of a later
+    run. It is skipped, and said so in `skipped`."""
+    cut: tuple[bounded.Line, InputError] | None = None   # a line that is not JSON, until the next one is read
+    with open(path, "rb") as handle:
+        for line in bounded.lines(handle, MAX_RECORD_BYTES):
+            if not line.data.strip():
+                continue
+            where = f"{path}:{line.number}"
+            try:
+                record = line.json(where, MAX_RECORD_BYTES)
+            except InputError as error:
+                if cut is not None:
+                    raise ResultsError(str(cut[1])) from None
+                cut = (line, error)
+                continue
+            if cut is not None:
+                if not (isinstance(record, dict) and record.get("record") == "run"):
+                    raise ResultsError(str(cut[1])) from None
+                _skip(cut[0], path, skipped)
+                cut = None
+            yield line.number, check(record, where)
+    if cut is not None:
+        if cut[0].ended:
+            raise ResultsError(str(cut[1])) from None
+        _skip(cut[0], path, skipped)
+
+
+def _skip(line: bounded.Line, path: Path, skipped: list[str] | None) -> None:
+    if skipped is not None:
+        skipped.append(f"{path}:{line.number}: an unfinished record ({line.size} bytes) skipped: a run was stopped "
+                       "(killed, or its disk full) while writing it")
 
 
 def check(record: Any, where: str) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 
 A tag says what a case exercises: `path:<label>` and `form:<name>` of its path, `hit:<rule>` for each range
 rule whose field it sets, `boundary:<rule>:min|max` when that field sits on a bound, `fault:<rule>` for the
-rule a single fault breaks. The strategies write them, the suite shows some as Hypothesis events, and the
-coverage report counts them.
+rule a single fault breaks, `twin:<rule>` for each rule a counterfactual twin puts right. The strategies write
+them, the suite shows some as Hypothesis events, and the coverage report counts them.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ class TagKind(Word):
     HIT = "hit"             # a range rule whose field the case sets
     BOUNDARY = "boundary"   # a range rule's bound the case sits on
     FAULT = "fault"         # the rule a single-fault case breaks
+    TWIN = "twin"           # a rule (or declared limit) a counterfactual twin puts right (strategies.twins)
 
     @property
     def is_event(self) -> bool:
@@ -69,3 +70,7 @@ def boundary(rule: str, side: BoundSide) -> str:
 
 def fault(rule: str) -> str:
     return str(Tag(TagKind.FAULT, rule))
+
+
+def twin(rule: str) -> str:
+    return str(Tag(TagKind.TWIN, rule))

@@ -2,7 +2,7 @@
 
 The pack gives the expected result of its case under each computable reading of the points it depends on
 (format.pack), with each expected region as the digest of its bytes. The answer is judged by the one judge
-(judge.verdict.judge) with every region — expected and answered — stood in for by its digest: equal digests
+(judge.verdict.judge, through judge.evidence) with every region — expected and answered — stood in for by its digest: equal digests
 are equal bytes, so a pass, a rejection and which reading an answer follows come out as a profile run has
 them, without the reference. A verdict that needs the bytes themselves — a memory diff, a failure's replay
 file, a disputed verdict's message — is worked out again from the case by the reference, as a profile run
@@ -18,11 +18,23 @@ from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Region, Result, ResultStatus
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.pack import PackedCase, region_digest
+from ascendc_conformance.format.pack import PackedCase, digested, region_digest
 from ascendc_conformance.judge.diff import same_memory
-from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
+from ascendc_conformance.judge.evidence import Ask, Question, judge_with_evidence, question_for
+from ascendc_conformance.judge.verdict import RuleNaming, Verdict
 from ascendc_conformance.reference import Others
 from ascendc_conformance.spec.model import Reading, Spec
+
+
+def expectations(expected: Result, others: Others) -> tuple[tuple[str, ...], tuple[tuple[Mapping[str, str], Mapping[str, Any]], ...]]:
+    """What a pack stores of a case's expected results (reference.expect_readings: under the seed reading and
+    every other computable one): the disputed points they depend on, and each result digested under its
+    choices of those points (the seed reading's first, with no choices). `pack build` writes it; a pack run
+    whose id is not pinned checks the stored one against it (runner.pack_check)."""
+    points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
+    stored = ((MappingProxyType({}), digested(expected)),
+              *((MappingProxyType(dict(other.choices)), digested(result)) for other, result in others))
+    return points, stored
 
 
 def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:
@@ -40,20 +52,32 @@ def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[R
 
 
 def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
-                 rule_naming: RuleNaming, spec: Spec, diagnose: bool = True) -> tuple[Verdict, Result]:
+                 rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask,
+                 diagnose: bool = True) -> tuple[Verdict, Result]:
     """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
-    it was judged against (with its bytes when the reference had to work them out); a failing one diagnosed
-    unless `diagnose` is False (as judge.verdict.judge)."""
+    it was judged against (with its bytes when the reference had to work them out). A rejection is credited as
+    in a profile run (judge.evidence): its twin, derived from the case, is asked for (`ask`) where the verdict
+    hinges on it, and judged against the reference (a pack stores no twins). `rule`: the rule the case's test
+    is about. A failing verdict is diagnosed unless `diagnose` is False (as judge.evidence.judge_with_evidence)."""
     expected, others = stored_expected(packed, reading, spec)
     answered = _answered_by_digest(answer)
     if not _differs(expected, answered):
-        verdict = judge(case, expected, answered, hello, reading=reading, others=others, rule_naming=rule_naming,
-                        spec=spec, diagnose=False)
+        verdict = judge_with_evidence(case, expected, answered, hello, reading=reading, others=others,
+                                      rule_naming=rule_naming, spec=spec, rule=rule, ask=ask, diagnose=False)
         if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
             return replace(verdict, actual=answer.result), expected
     expected, others = reference.expect_readings(case, spec, reading)
-    return judge(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
-                 spec=spec, diagnose=diagnose), expected
+    return judge_with_evidence(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
+                               spec=spec, rule=rule, ask=ask, diagnose=diagnose), expected
+
+
+def twin_question(packed: PackedCase, case: Case, answer: Answer, *, reading: Reading, rule_naming: RuleNaming,
+                  spec: Spec, rule: str | None) -> Question | None:
+    """The twin the verdict on the answer to a pack's case hinges on (None: none), from the pack's expected
+    results: a pack run sends the twins of a test's cases at once (runner.pack_run)."""
+    expected, others = stored_expected(packed, reading, spec)
+    return question_for(case, expected, others, answer, spec=spec, reading=reading, rule_naming=rule_naming,
+                        rule=rule)
 
 
 def _stored(result: Mapping[str, Any]) -> Result:

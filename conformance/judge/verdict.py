@@ -2,7 +2,9 @@
 
 `judge(case, expected, answer, hello, spec=, reading=, others=)` gives a `Verdict`: pass, fail (with a structured
 memory diff), missed-reject, false-reject, error, timeout, crashed, or disputed. "not-supported" and "waived"
-are outcomes the runner assigns without calling judge.
+are outcomes the runner assigns without calling judge. What a rejection that names no broken rule proves is
+decided by its counterfactual twin (judge.evidence, which calls judge with `credited`): judge alone credits such
+a rejection with no reading.
 
 A case whose expected outcome depends on disputed points is judged against the run's reading (`expected`)
 and, through `others`, against every other combination of the computable readings of those points:
@@ -33,7 +35,7 @@ from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.outcome import Outcome, Shown
 from ascendc_conformance.format.words import Word
 from ascendc_conformance.judge.diff import Diff, diff_case, format_diff, same_memory
 from ascendc_conformance.judge.diagnosis import Actual, Diagnosis, actual_of, diagnose as diagnosed_by
@@ -44,7 +46,8 @@ NONE = "none"        # the name `points` gives a point on which the answer match
 
 class RuleNaming(Word):
     """How the rules a target's rejection of an illegal call names are judged (`--strict-rules`,
-    `--lenient-rules`); a rejection naming no rule is judged on the rejection alone, whatever the policy."""
+    `--lenient-rules`); a rejection naming no rule is credited only by its twin (judge.evidence), whatever the
+    policy."""
 
     KNOWN = "known"      # default: naming only rule ids of the spec, none of which the call breaks, is wrong-rule
     STRICT = "strict"    # naming no rule the call breaks is wrong-rule, whatever ids it names
@@ -80,6 +83,9 @@ class Verdict:
     points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
     named_rule: NamedRules | None = None   # a rejection of an illegal call that names rules: what they are
     diagnosis: Diagnosis | None = None     # a failure: the hypotheses that explain it (None: not asked)
+    shown: Shown | None = None             # a rejection of an illegal call: whether it was shown to be for its rule
+    twin: str | None = None                # the counterfactual twin the verdict weighed, in words (judge.evidence)
+    twin_case: Case | None = None          # the twin, when the verdict is its answer's (a fault masked by it)
 
     @property
     def other_rule(self) -> bool:
@@ -122,6 +128,10 @@ class Verdict:
             data["named_rule"] = self.named_rule.value
         if self.diagnosis:
             data["diagnosis"] = self.diagnosis.to_json()
+        if self.shown is not None:
+            data["shown"] = self.shown.value
+        if self.twin is not None:
+            data["twin"] = self.twin
         return data
 
     def describe(self) -> str:
@@ -132,16 +142,17 @@ class Verdict:
 
 def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None = None,
           others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
-          diagnose: bool = True) -> Verdict:
+          credited: bool = False, diagnose: bool = True) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
     under every other reading the case is compared with (reference.expect_readings).
 
     A rejection of an illegal call that names rules records what they are (`named_rule`); naming only rules
     the call does not break is the failing verdict wrong-rule as `rule_naming` says (by default when every id
-    is a rule of the spec). A rejection naming no rule is judged on the rejection alone. Likewise a rejection
-    matches another reading only through the rules it names: it follows a reading only if it names a rule that
-    reading makes the case break (or names none); a rejection for an unrelated rule is the ordinary verdict.
+    is a rule of the spec). A rejection matches another reading only if it names a rule that reading makes the
+    case break, or if it is `credited`: its counterfactual twin, the thing in question put right, was accepted
+    (judge.evidence decides); a rejection for an unrelated rule, or one naming none without that evidence,
+    is the ordinary verdict.
 
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
     which the suite never generates, and an expected rejection put to a target that does not validate (the
@@ -149,14 +160,15 @@ def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: S
 
     A failing verdict carries its diagnosis (judge.diagnosis), unless `diagnose` is False.
     """
-    verdict = _judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming)
+    verdict = _judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming,
+                     credited=credited)
     if not diagnose or not verdict.is_failure:
         return verdict
     return verdict.diagnosed(diagnosed_by(case, expected, actual_of(answer), spec, reading or spec.seed_reading))
 
 
 def _judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None,
-           others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming) -> Verdict:
+           others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, credited: bool) -> Verdict:
     """The verdict without its diagnosis (see judge)."""
     status = expected.status
     if status is ResultStatus.UNSPECIFIED:
@@ -188,7 +200,7 @@ def _judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: 
     if not depends:
         return judged(outcome=outcome, message=message)
     results = {reading: expected, **dict(others)}
-    matched = {other: _matches(result, actual) for other, result in results.items()}
+    matched = {other: _matches(result, actual, credited) for other, result in results.items()}
     matched[reading] = outcome is Outcome.PASS
     judged = partial(judged, points=_points_followed(results, matched, reading))
     if outcome is Outcome.PASS:
@@ -226,12 +238,12 @@ def _named_rule(expected: Result, actual: Result, spec: Spec) -> NamedRules | No
     return NamedRules.OTHER_KNOWN if all(rule in spec.rules for rule in named) else NamedRules.OTHER_UNKNOWN
 
 
-def _matches(expected: Result, actual: Result) -> bool:
+def _matches(expected: Result, actual: Result, credited: bool) -> bool:
     """Whether the answer is what `expected` says: the same memory for ok; for a rejection, a rejection
-    naming one of the rules `expected` says the call breaks, or naming none."""
+    naming one of the rules `expected` says the call breaks, or one its twin credits (`credited`)."""
     if expected.status is ResultStatus.REJECTED:
         return actual.status is ResultStatus.REJECTED and (
-            not actual.rules or any(rule in expected.rules for rule in actual.rules))
+            credited or any(rule in expected.rules for rule in actual.rules))
     return expected.status is ResultStatus.OK and actual.status is ResultStatus.OK and _same_memory(expected, actual)
 
 

@@ -6,10 +6,13 @@ bounded per test and per run), `judge_case` asks the reference and the target an
 `_record` counts the verdict, applies the waivers and keeps each distinct cause of failure — the hypothesis that
 explains it, runner.diagnosing — with its smallest case and replay file. A failure whose cause is to be shrunk is
 raised (ConformanceFailure, one class per cause) for Hypothesis, which then shrinks it to the smallest case that
-cause's hypothesis still explains.
+cause's hypothesis still explains. A rejection is credited only for what it proves: where the verdict hinges on it, the case's counterfactual twin
+is sent (runner.twins, judge.evidence); the legal cases the target accepts are kept for the fault tests to keep
+looking on (runner.twins.Accepted, runner.gates).
 """
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, replace
 from functools import partial
@@ -19,20 +22,22 @@ from hypothesis import target as steer
 
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.answer import Answer
+from ascendc_conformance.format.answer import Answer, Hello
 from ascendc_conformance.format.case import Case, Result, ResultStatus
-from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.pack import PackedCase
 from ascendc_conformance.format.results import Cause, TestKind, case_summary
+from ascendc_conformance.judge.evidence import judge_with_evidence
 from ascendc_conformance.judge.packed import judge_packed
-from ascendc_conformance.judge.verdict import RuleNaming, Verdict, judge
-from ascendc_conformance.runner.diagnosing import Diagnoser
+from ascendc_conformance.judge.verdict import RuleNaming, Verdict
 from ascendc_conformance.runner import flakes
+from ascendc_conformance.runner.diagnosing import Diagnoser
 from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
 from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.runner.twins import Accepted, Twins
 from ascendc_conformance.runner.waivers import Waiver
 from ascendc_conformance.runner.witnessed_bits import BitWitnesses
 from ascendc_conformance.spec.model import Reading, Spec
@@ -59,6 +64,14 @@ class Judged:
     expected: Result
     verdict: Verdict
 
+    @property
+    def shown(self) -> tuple[Case, Result]:
+        """The case a failure is shown on (its summary, its replay file) and its expected result: the twin's
+        when the verdict is the answer to the case's twin (a fault's check masked by it)."""
+        if self.verdict.twin_case is not None and self.verdict.expected is not None:
+            return self.verdict.twin_case, self.verdict.expected
+        return self.case, self.expected
+
 
 class Checker:
     """Checks the cases of a run's tests against its target, under its spec, reading, settings and waivers."""
@@ -71,8 +84,11 @@ class Checker:
         self.packed = packed                        # the run's cases come from a pack: never shrunk
         self.witnesses = BitWitnesses(spec, reading)
         self.diagnoser = Diagnoser(spec, reading)
+        self.twins = Twins(spec=spec, reading=reading, target=target, limits=target.hello.limits)
+        self.accepted = Accepted()                  # the legal cases it accepted, for the fault tests to build on
         self._shrunk_causes: set[tuple[str, ...]] = set()   # Cause.shrink_key of every failure shrunk so far
         self.shrink_spent = 0.0                     # seconds spent shrinking, over every finished test
+        self.machine_fault: MachineFault | None = None   # a file the run could not write: it stops (runner.plugin)
 
     def check(self, record: CheckRecord, case: Case, plan: Plan, *, packed: PackedCase | None = None,
               answer: Answer | None = None, resend: Callable[[Case], Answer] | None = None) -> None:
@@ -125,7 +141,8 @@ class Checker:
         if packed is not None:
             assert answer is not None, "a pack's case comes with the target's answer"
             judged_on = partial(judge_packed, packed, case, hello=self.target.hello, reading=self.reading,
-                                rule_naming=naming, spec=self.spec, diagnose=False)
+                                rule_naming=naming, spec=self.spec, rule=record.rule,
+                                ask=lambda question: self.twins.ask(question, case), diagnose=False)   # see _record
             verdict, expected = judged_on(answer)
             return Judged(case, expected, self._confirmed(case, answer, verdict, lambda again: judged_on(again)[0],
                                                           resend))
@@ -133,19 +150,22 @@ class Checker:
         # cases are generated legal or single-faulted under the seed reading: check them against it
         check_expectation(record.rule, expected if not self.reading.choices else reference.expect(case, self.spec),
                           plan.expectation)
-        if plan.expectation is Expectation.PAST_LIMIT:   # legal by the spec; the target said it would reject it
-            assert plan.deviation is not None, "a limit test's plan names its declared limit"
-            expected, others, naming = _past_limit(plan.deviation), [], RuleNaming.LENIENT
-        if expected.status is ResultStatus.REJECTED and not self.target.hello.validates:
-            # e.g. a disputed rule illegal under the run's reading: skipped like every other illegal case
-            record.skipped(SkipReason.NOT_VALIDATING, "the target does not validate (hello validates: false) "
-                                                      f"and the case is illegal under the reading {self.reading.label}")
-            return None
+        limit = plan.deviation if plan.expectation is Expectation.PAST_LIMIT else None
+        if limit is not None:   # legal by the spec; the target said it would reject it
+            expected, others, naming = _past_limit(limit), [], RuleNaming.LENIENT
+        else:
+            unchecked = not_validated(self.target.hello, expected, self.spec, self.reading)
+            if unchecked is not None:   # e.g. a disputed rule illegal under the run's reading: skipped like its faults
+                record.skipped(*unchecked)
+                return None
         answer = self.target.execute(case)
-        verdict_of = partial(judge, case, expected, hello=self.target.hello, reading=self.reading, others=others,
-                             rule_naming=naming, spec=self.spec,
+        verdict_of = partial(judge_with_evidence, case, expected, hello=self.target.hello, reading=self.reading,
+                             others=others, rule_naming=naming, spec=self.spec, rule=record.rule, limit=limit,
+                             ask=lambda question: self.twins.ask(question, case),
                              diagnose=False)   # see _record
-        return Judged(case, expected, self._confirmed(case, answer, verdict_of(answer), verdict_of, resend))
+        verdict = self._confirmed(case, answer, verdict_of(answer), verdict_of, resend)
+        self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
+        return Judged(case, expected, verdict)
 
     def _confirmed(self, case: Case, answer: Answer, verdict: Verdict, verdict_of: Callable[[Answer], Verdict],
                    resend: Callable[[Case], Answer] | None) -> Verdict:
@@ -194,6 +214,8 @@ class Checker:
             self.witnesses.note(record.bits, case, expected)
         if not verdict.is_failure:
             return None
+        drawn = case
+        case, expected = judged.shown
         summary = case_summary(case)
         # the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures
         # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
@@ -203,7 +225,7 @@ class Checker:
                             verdict.actual.to_json() if verdict.actual else None, fault_rule)
         attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted)
         cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)
-        record.failing[digest or _identity(case, packed)] = cause
+        record.failing[digest or _identity(drawn, packed)] = cause
         state = record.causes.get(cause)
         size = size_of(case)
         if state is None:
@@ -249,13 +271,20 @@ class Checker:
         return verdict
 
     def _save_replay(self, record: CheckRecord, state: CauseRecord) -> None:
-        """Write the replay file of a cause's smallest case, naming the hypothesis it demonstrates."""
-        if self.settings.report_dir is None:
+        """Write the replay file of a cause's smallest case, naming the hypothesis it demonstrates; one the machine
+        will not let it write (a full disk) is the run's fault, not the target's: the verdict stands, without a
+        replay, and the run stops after this test."""
+        if self.settings.report_dir is None or self.machine_fault is not None:
             return
         name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
+        directory = self.settings.report_dir / "replays"
         hypothesis = self.diagnoser.replay_hypothesis(state)
-        path = replay.save(self.settings.report_dir / "replays", name, state.case, state.expected, state.verdict.actual,
-                           state.verdict.to_json(), self.settings.target, hypothesis=hypothesis)
+        try:
+            path = replay.save(directory, name, state.case, state.expected, state.verdict.actual,
+                               state.verdict.to_json(), self.settings.target, hypothesis=hypothesis)
+        except OSError as error:
+            self.machine_fault = MachineFault(directory / replay.file_name(name), error)
+            return
         state.replay_hypothesis = hypothesis.id if hypothesis is not None else ""
         state.replay = str(path.relative_to(self.settings.report_dir))
         state.replay_command = replay.command(path, self.settings.target)
@@ -269,6 +298,23 @@ def _identity(case: Case, packed: PackedCase | None) -> str:
 def _past_limit(deviation: Deviation) -> Result:
     """What a case past a declared limit must get: a rejection (for whatever rule the target names)."""
     return Result.rejected(tuple(deviation.rules), f"past the limit the target declares: {deviation.text}")
+
+
+def not_validated(hello: Hello, expected: Result, spec: Spec, reading: Reading) -> tuple[SkipReason, str] | None:
+    """Why a case to be rejected under the run's reading is not sent (the skip reason and its words): the target
+    does not validate, or checks none of the rules the case breaks (hello `validates` by kind or rule id); None
+    for a case it may be sent."""
+    if expected.status is not ResultStatus.REJECTED:
+        return None
+    if not hello.validates:
+        return SkipReason.NOT_VALIDATING, (f"the target does not validate (hello validates: false) and the case is "
+                                           f"illegal under the reading {reading.label}")
+    rules = [spec.rule(rule) for rule in expected.rules if rule in spec.rules]
+    if not rules or any(hello.validates_rule(rule.id, rule.kind.value) for rule in rules):
+        return None
+    return SkipReason.NOT_VALIDATED, (f"the case breaks {', '.join(rule.id for rule in rules)} under the reading "
+                                      f"{reading.label}, which the target does not declare that it validates (hello "
+                                      f"validates: {json.dumps(hello.validation.to_json())})")
 
 
 def check_expectation(rule: str | None, expected: Result, expectation: Expectation) -> None:

@@ -86,6 +86,14 @@ def seed(text: str) -> int:
     return _whole(text, 0, MAX_SEED, "a seed")
 
 
+def pack_id(text: str) -> str:
+    """A pack id: the SHA-256 of a pack's manifest, 64 hex digits (lower case as kept)."""
+    if len(text) != 64 or any(char not in "0123456789abcdefABCDEF" for char in text):
+        raise argparse.ArgumentTypeError(f"{_shown(text)}: expected a pack id, the 64 hex digits `pack build` and "
+                                         "`pack verify` print")
+    return text.lower()
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """(I, N) of `I/N`, 1 <= I <= N."""
     index, _, count = text.partition("/")
@@ -216,7 +224,8 @@ OPTIONS: tuple[RunOption, ...] = (
                                 "summarised to their verdict and counts; results.jsonl keeps everything)", flag=True),
     RunOption("waivers", "YAML waivers (rule or test, reason, link) turning matching failures into 'waived'",
               metavar="FILE"),
-    RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0 (default {CASE_TIMEOUT_S:g})",
+    RunOption("timeout", f"per-case timeout of exec targets, in seconds above 0, which bounds each start (its hello) "
+                         f"too (default {CASE_TIMEOUT_S:g})",
               metavar="SECONDS", default=CASE_TIMEOUT_S, type=positive_seconds),
     RunOption("shrink_seconds", "time Hypothesis may spend shrinking one failing test before its smallest failing "
                                 f"case so far is reported, in seconds, 0 or more (default {SHRINK_SECONDS:g})",
@@ -242,7 +251,14 @@ OPTIONS: tuple[RunOption, ...] = (
                                "table's 'rejected for another rule' column", flag=True),
     RunOption("pack", "run exactly the cases of this certification pack (`ascendc-conformance pack build`), no "
                       "case drawn: the pack fixes the products, APIs, profile and cases (select tests with -k); the "
-                      "statement names its pack id; a pack whose hashes do not match is refused", metavar="DIR"),
+                      "statement names its pack id. Before the first case the pack is checked as `pack verify` "
+                      "checks it (hashes, schema, the manifest's counts, profile and test list against its content); "
+                      "without --pack-id every expected result is also worked out again by the reference, and a "
+                      "difference refuses the pack (exit 2)", metavar="DIR"),
+    RunOption("pack_id", "the pack id its certifier published (`pack build` and `pack verify` print it): a --pack "
+                         "whose id differs is refused, and its stored expected results are used as they are. "
+                         "Without it the run re-derives them, and its statement says the id was not pinned: only a "
+                         "pinned pack of profile full makes a certification run", metavar="ID", type=pack_id),
     RunOption("baseline", "the results of an earlier run (its report directory or results.jsonl) whose causes of "
                           "failure are known: a test failing only with them gets the verdict known and does not fail "
                           "the run; a new cause fails it; a baseline cause that no longer fails is reported as fixed. "

@@ -6,15 +6,19 @@ test ids, the same plan (runner.gates) and strategy objects, the profile's numbe
 from its own seed derived from --seed and its id (runner.seeds) — outside pytest. Each case is checked by the reference as a run checks it (a legal case
 is ok, a single fault rejected for exactly its rule), and kept with its regions' fill recipes and its expected
 result under every computable reading of the disputed points it depends on (format.pack).
+
+With several workers, processes draw the tests (each test from its own seed, whichever process draws it) and this
+one writes them in the selection's order: the same pack, byte for byte, as one process builds.
 """
 from __future__ import annotations
 
 import itertools
 import shlex
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import hypothesis
 import pytest
@@ -23,8 +27,9 @@ import ascendc_conformance
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.fill import Recipes, recording
-from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, digested,
-                                             recipe_case, write_pack)
+from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, recipe_case,
+                                             write_pack)
+from ascendc_conformance.judge.packed import expectations
 from ascendc_conformance.format.pack_doc import format_text
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.errors import ConformanceError
@@ -35,6 +40,7 @@ from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.selection import PACKED_KINDS, Item, subject
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.faults import Expectation
 from ascendc_conformance.strategies.sample import draw
@@ -66,9 +72,7 @@ def packed(case: Case, spec: Spec, recipes: Recipes, test_id: str, index: int, r
     reading of the points it depends on."""
     expected, others = reference.expect_readings(case, spec)
     check_expectation(rule, expected, expectation)
-    points = tuple(dict.fromkeys(point for other, _ in others for point in other.choices))
-    stored = ((MappingProxyType({}), digested(expected)),
-              *((MappingProxyType(dict(other.choices)), digested(result)) for other, result in others))
+    points, stored = expectations(expected, others)
     return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored)
 
 
@@ -89,25 +93,62 @@ def _test_cases(session: RunSession, test_id: str, kind: TestKind, item: Item, s
         return draw(plan.strategy, session.selection.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
 
 
+def _session(settings: BuildSettings, spec: Spec) -> RunSession:
+    return RunSession(RunSettings(target=BUILT_AGAINST, products=settings.products, apis=settings.apis,
+                                  profile=settings.profile), spec)
+
+
+_worker: tuple[BuildSettings, RunSession, list[tuple[str, TestKind, Item]]] | None = None
+"""In a worker process of a parallel build: its settings, its session and the selection's tests."""
+
+
+def _start_worker(settings: BuildSettings) -> None:
+    """A worker process of a parallel build: the packaged spec (the build's own, checked by `build`: a Spec is not
+    sent between processes) and the same selection as the building process."""
+    global _worker
+    session = _session(settings, load_spec())
+    _worker = (settings, session, list(session.selection.tests(*PACKED_KINDS)))
+
+
+def _drawn_in_worker(index: int) -> list[dict[str, Any]]:
+    """The cases of the selection's test number `index`, as the pack writes them."""
+    assert _worker is not None, "started by _start_worker"
+    settings, session, tests = _worker
+    return [case.to_json() for case in _test_cases(session, *tests[index], settings.seed)]
+
+
+def _drawn_in_processes(settings: BuildSettings, count: int, workers: int) -> Iterator[list[PackedCase]]:
+    """The cases of the selection's `count` tests, in order, drawn by `workers` processes."""
+    with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
+        # small chunks: tests differ a lot in cost, and a worker that finishes early takes the next one
+        for cases in pool.map(_drawn_in_worker, range(count), chunksize=max(1, min(8, count // (workers * 16)))):
+            yield [PackedCase.from_json(case) for case in cases]
+
+
 def build(settings: BuildSettings, spec: Spec, out: Path,
-          progress: Callable[[int, int, str], None] | None = None) -> Pack:
-    """Draw the selection's tests of `spec` and write the pack into `out` (new or empty); ConformanceError for
-    an unknown product or API, PackError for an unusable output directory."""
-    session = RunSession(RunSettings(target=BUILT_AGAINST, products=settings.products, apis=settings.apis,
-                                     profile=settings.profile), spec)
+          progress: Callable[[int, int, str], None] | None = None, workers: int = 1) -> Pack:
+    """Draw the selection's tests of `spec` (in `workers` processes) and write the pack into `out` (new or
+    empty); ConformanceError for an unknown product or API, PackError for an unusable output directory."""
+    session = _session(settings, spec)
     for name in ("product", "api"):   # an unknown name is a usage error naming the option
         try:
             getattr(session, f"{name}s")
         except ConformanceError as error:
             raise OptionError(options.named(name), str(error)) from None
+    if workers > 1 and spec.digest != load_spec().digest:   # the workers load the packaged spec
+        raise OptionError(options.named("workers"), f"{workers}: the worker processes draw from the packaged spec "
+                                                    f"{load_spec().digest}, not this build's {spec.digest}; use 1")
     products, apis = session.products, session.apis
     check_new_directory(out)
     tests = list(session.selection.tests(*PACKED_KINDS))
     width = len(str(len(tests)))
 
+    cases_of: Iterable[list[PackedCase]] = (
+        _drawn_in_processes(settings, len(tests), workers) if workers > 1 and len(tests) > 1
+        else (_test_cases(session, test_id, kind, item, settings.seed) for test_id, kind, item in tests))
+
     def drawn() -> Iterator[tuple[PackTest, list[PackedCase]]]:
-        for number, (test_id, kind, item) in enumerate(tests, start=1):
-            cases = _test_cases(session, test_id, kind, item, settings.seed)
+        for number, ((test_id, kind, item), cases) in enumerate(zip(tests, cases_of), start=1):
             if progress is not None:
                 progress(number, len(tests), test_id)
             yield (PackTest(id=test_id, kind=kind.value, subject=subject(item),

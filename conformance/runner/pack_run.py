@@ -5,9 +5,15 @@ A profile run draws a test's cases on the paths the target implements and within
 pack's cases were drawn for every path and without limits. So a case is sent only if its path is among the
 plan's (runner.gates), it needs no case-format extension the target does not announce (a pack is drawn against
 the reference, which handles them all: sparse-memory legal cases), it lies within the target's declared
-limits, and — for a target that does not validate —
-it is not to be rejected under the run's reading. A test none of whose cases can be sent is skipped for why;
-one that sends some records why the others were not (its skipped_reason).
+limits, and — for a target that does not validate, or does not declare that it validates the rules the case
+breaks (hello `validates` by kind or rule id) — it is not to be rejected under the run's reading. A test none of
+whose cases can be sent is skipped for why; one that sends some records why the others were not (its
+skipped_reason).
+
+Twins (docs/evidence.md) work as in a profile run: a twin is derived from its case, deterministically, so a pack
+need not store it; where a verdict hinges on one, the twins of a test's cases are sent at once, after its cases'
+answers (behind exec:, several in flight), and judged against the reference. A pack run does not keep looking
+with faults built on accepted cases (that needs drawing): a masked check is reported as not shown.
 """
 from __future__ import annotations
 
@@ -17,11 +23,13 @@ from typing import Generator, Iterator
 import pytest
 
 from ascendc_conformance.format.answer import Answer
-from ascendc_conformance.format.case import Case, ResultStatus
+from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.pack import PackedCase
 from ascendc_conformance.format.tags import Tag, TagKind
-from ascendc_conformance.judge.packed import stored_expected
+from ascendc_conformance.judge.evidence import Question
+from ascendc_conformance.judge.packed import stored_expected, twin_question
+from ascendc_conformance.runner.checker import not_validated
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.session import RunSession
@@ -29,7 +37,8 @@ from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.limits import beyond
 from ascendc_conformance.targets import Target
 
-REASONS = (SkipReason.DECLARED_LIMIT, SkipReason.NOT_VALIDATING, SkipReason.NEEDS_EXTENSION, SkipReason.NOT_SUPPORTED)
+REASONS = (SkipReason.DECLARED_LIMIT, SkipReason.NOT_VALIDATING, SkipReason.NOT_VALIDATED, SkipReason.NEEDS_EXTENSION,
+           SkipReason.NOT_SUPPORTED)
 """Why a case of a pack is not sent, in the order a test none of whose cases is sent names them."""
 
 
@@ -56,10 +65,11 @@ def _why_not(run: RunSession, plan: Plan, paths: dict[ContextKey, PathContext], 
         return SkipReason.NEEDS_EXTENSION
     if beyond(call, ctx, run.limits, plan.pinned) is not None:
         return SkipReason.DECLARED_LIMIT
-    if not run.target.hello.validates:
+    if run.target.hello.validation.narrowed or not run.target.hello.validates:
         expected, _ = stored_expected(packed, run.reading, run.spec)
-        if expected.status is ResultStatus.REJECTED:
-            return SkipReason.NOT_VALIDATING
+        unchecked = not_validated(run.target.hello, expected, run.spec, run.reading)
+        if unchecked is not None:
+            return unchecked[0]
     return None
 
 
@@ -88,22 +98,35 @@ def sendable(run: RunSession, record: CheckRecord, plan: Plan, cases: list[Packe
 _WORDS = {SkipReason.NOT_SUPPORTED: "on paths the target's hello excludes",
           SkipReason.DECLARED_LIMIT: "beyond the limits the target declares (a profile run draws cases within them)",
           SkipReason.NOT_VALIDATING: "to be rejected, by a target that does not validate",
+          SkipReason.NOT_VALIDATED: "to be rejected for rules the target does not declare that it validates",
           SkipReason.NEEDS_EXTENSION: "needing a case-format extension the target's hello does not announce"}
 
 
 def check_pack_test(run: RunSession, record: CheckRecord, plan: Plan) -> None:
     """Send the test's cases that its plan lets through, all at once, and check each answer in turn; a timeout
-    ends the test (the cases after it are not judged)."""
+    ends the test (the cases after it are not judged). A case whose verdict hinges on its twin is checked after
+    the others, once the twins of all such cases have been sent at once."""
     assert run.pack is not None, "a pack test runs in a pack run"
     chosen = sendable(run, record, plan, run.pack.cases(record.test_id))
     answers = _Answers(run.target, chosen)
+    waiting: list[tuple[Question, PackedCase, Case, Answer]] = []
     try:
         for packed, case, answer in answers:
+            question = twin_question(packed, case, answer, reading=run.reading, rule_naming=run.settings.rule_naming,
+                                     spec=run.spec, rule=record.rule)
+            if question is not None:
+                waiting.append((question, packed, case, answer))
+                continue
             run.checker.check(record, case, plan, packed=packed, answer=answer, resend=answers.resend)
             if record.timed_out:
-                break
+                return
     finally:
         answers.close()
+    run.checker.twins.prefetch((question, case) for question, _, case, _ in waiting)
+    for _, packed, case, answer in waiting:   # nothing in flight now: a failing one is sent again directly
+        run.checker.check(record, case, plan, packed=packed, answer=answer)
+        if record.timed_out:
+            return
 
 
 class _Answers:

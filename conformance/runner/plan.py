@@ -32,13 +32,16 @@ class Plan:
     contexts: tuple[PathContext, ...]
     expectation: Expectation = Expectation.LEGAL
     deviation: Deviation | None = None   # a limit probe's declared limit
+    looking: st.SearchStrategy[Case] | None = None   # a fault's cases built on legal cases the target accepted
 
     @cached_property
     def strategy(self) -> st.SearchStrategy[Case]:
         """The cases a profile run draws: the item's own strategy, over the supported paths only (one object:
-        Hypothesis checks a strategy each time it is built)."""
+        Hypothesis checks a strategy each time it is built); for a fault test that keeps looking (runner.gates:
+        the target refused legal calls of its API), half of them built on legal cases it accepted, those first."""
         if isinstance(self.item, (Fault, Boundary, LimitProbe)):
-            return replace(self.item, contexts=self.contexts).strategy()
+            drawn = replace(self.item, contexts=self.contexts).strategy()
+            return drawn if self.looking is None else st.one_of(self.looking, drawn)
         return st.sampled_from(self.contexts).flatmap(case_for)
 
     @property

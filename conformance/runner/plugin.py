@@ -30,8 +30,9 @@ from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.runner import options, seeds
 from ascendc_conformance.runner.options import OptionError
-from ascendc_conformance.runner.recorder import (RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE, VERDICT_ATTRIBUTE, Reporter,
-                                                RunRecorder)
+from ascendc_conformance.format.text import terminal as inert
+from ascendc_conformance.runner.recorder import (MACHINE_FAULT_ATTRIBUTE, RECORD_ATTRIBUTE, SUITE_ERROR_ATTRIBUTE,
+                                                 VERDICT_ATTRIBUTE, Reporter, RunRecorder)
 from ascendc_conformance.runner.checker import Checker, ConformanceFailure
 from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.selection import param_id
@@ -45,6 +46,7 @@ DRAWN_TESTS, PACK_TESTS = SUITE_DIR / "test_conformance.py", SUITE_DIR / "test_p
 PACKAGE_DIR = SUITE_DIR.parents[1]   # ascendc_conformance installed; conformance/ in a source checkout
 SESSION_KEY = pytest.StashKey[RunSession]()
 RECORD_KEY = pytest.StashKey[str]()   # on a test item: its finished record, as JSON text
+FAULT_KEY = pytest.StashKey[str]()    # on a test item: a file its process could not write (errors.MachineFault)
 
 
 def _register_profiles() -> None:
@@ -84,7 +86,9 @@ def _is_worker(config: pytest.Config) -> bool:
 
 def _session(config: pytest.Config, spec: Spec) -> RunSession:
     """The run's session, started: the one `run` started if its settings are these, else a new one under
-    `spec`. Any problem with the options, the target or its hello is a usage error naming the plugin's option."""
+    `spec`. Any problem with the options, the target or its hello is a usage error naming the plugin's option
+    (the target, if it was started, stopped: nothing it started outlives the refusal)."""
+    session = None
     try:
         settings = _settings(config)
         started = next((plugin.session for plugin in config.pluginmanager.get_plugins()
@@ -92,21 +96,25 @@ def _session(config: pytest.Config, spec: Spec) -> RunSession:
         if started is not None:
             return started
         session = RunSession(settings, spec)
-        session.start()
+        session.start(controller=not _is_worker(config))
     except OptionError as error:
-        raise pytest.UsageError(error.text(error.option.plugin_flag)) from None
+        if session is not None:
+            session.close()
+        raise pytest.UsageError(inert(error.text(error.option.plugin_flag))) from None
     return session
 
 
-def activate(config: pytest.Config, reporter: Reporter, spec: Spec) -> None:
+def activate(config: pytest.Config, reporter: Reporter | None, spec: Spec) -> None:
     """Start the run of `--ascendc-target` under `spec` and register this module's hooks for it.
 
     `reporter` writes the reports from results.jsonl and the verdict line at the end of the run; the reports
-    layer sits above the runner, so the entry point passes it in.
+    layer sits above the runner, so the entry point passes it in (None in an xdist worker, whose controlling
+    process writes them).
     """
     session = _session(config, spec)
     config.stash[SESSION_KEY] = session
     if not _is_worker(config):
+        assert reporter is not None, "the controlling process writes the reports"
         config.pluginmanager.register(RunRecorder(config, session, reporter), "ascendc-recorder")
     _load_run_profile(session)
     # Hypothesis imports libcst when a test fails; its deprecation warnings say nothing about the target
@@ -285,6 +293,8 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     yield record
     ascendc_run.checker.finished(record)
     request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+    if ascendc_run.checker.machine_fault is not None:   # a replay file it could not write: the run stops (recorder)
+        request.node.stash[FAULT_KEY] = str(ascendc_run.checker.machine_fault)
 
 
 def _as_verdict(item: pytest.Item, report: pytest.TestReport, record: CheckRecord) -> None:
@@ -302,7 +312,7 @@ def _as_verdict(item: pytest.Item, report: pytest.TestReport, record: CheckRecor
     else:
         return
     report.outcome = "skipped"
-    report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {reason}")
+    report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {inert(reason)}")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -314,19 +324,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if record is not None and record.causes and _target_failures(call.excinfo.value):
             # the target's failures (one, or Hypothesis's group of several causes): every cause with its
             # verdict, diff and replay command, in one failure; no traceback, no ExceptionGroup
-            report.longrepr = record.failure_text
-        elif record is not None:    # not the target's failure: the suite could not judge
+            report.longrepr = inert(record.failure_text)
+        elif record is not None:    # not the target's failure: the suite could not draw or judge (exit 3)
             record.suite_error(f"{call.excinfo.typename}: {call.excinfo.value}")
             setattr(report, SUITE_ERROR_ATTRIBUTE, True)     # its traceback is the suite's bug report: keep it
     elif call.when == "call" and report.passed:
         record = getattr(item, "funcargs", {}).get("ascendc_record")
         failure = Checker.unraised_failure(record) if record is not None else None
         if failure is not None:                            # a failure reported as drawn: the test fails all the same
-            report.outcome, report.longrepr = "failed", failure
+            report.outcome, report.longrepr = "failed", inert(failure)
     if call.when == "call":
         record = getattr(item, "funcargs", {}).get("ascendc_record")
         if record is not None:
             _as_verdict(item, report, record)
     if call.when == "teardown" and RECORD_KEY in item.stash:
         setattr(report, RECORD_ATTRIBUTE, item.stash[RECORD_KEY])
+    if call.when == "teardown" and FAULT_KEY in item.stash:
+        setattr(report, MACHINE_FAULT_ATTRIBUTE, item.stash[FAULT_KEY])
     return report

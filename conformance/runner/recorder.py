@@ -6,6 +6,12 @@ plugin registers only in the controlling process, writes the run record of resul
 starts, each test record as its report arrives (so a killed run keeps every finished test), and the end record
 and the reports when the session ends. On the way it shows progress, collects the waivers that matched (on
 any worker) and records a test whose xdist worker died as "crashed", so that no test goes unrecorded.
+
+What the machine does to the run is the run's, never the target's: a file it cannot write (results.jsonl,
+a replay file a test could not save, a report: a full disk, a read-only file system) stops the run after the
+test at hand, on one line naming the file, with exit code 3 (format.exits); a SIGINT ends it with 130. Either
+way every record already written stays, and the end record and reports are written if the disk allows.
+Everything printed passes through format.text.terminal: a target's text cannot drive the terminal.
 """
 from __future__ import annotations
 
@@ -22,20 +28,25 @@ import pytest
 import ascendc_conformance
 from ascendc_conformance.format import results
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.errors import ConformanceError
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.errors import ConformanceError, MachineFault
+from ascendc_conformance.format.exits import ExitCode
+from ascendc_conformance.format.text import terminal as inert
+from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.defaults import PROFILES, TARGET_TEXT_CHARS
 from ascendc_conformance.runner.progress import PREFIX, Progress, failure_line
 from ascendc_conformance.format.results import TestRecord
 from ascendc_conformance.runner.session import RunSession
-from ascendc_conformance.spec.model import Reading, Spec
+from ascendc_conformance.spec.model import Reading, Spec, Status
 
 RECORD_ATTRIBUTE = "ascendc_record"   # on a teardown report: the test's record, as JSON text
 SUITE_ERROR_ATTRIBUTE = "ascendc_suite_error"   # on a call report: the test failed on the suite's own error
+MACHINE_FAULT_ATTRIBUTE = "ascendc_machine_fault"   # on a teardown report: a file its process could not write
 VERDICT_ATTRIBUTE = "ascendc_verdict"   # on a call report: the test's verdict (what pytest counts it as)
 LETTERS = {"passed": ".", "failed": "F", "skipped": "s", "not supported": "n", "disputed": "d", "waived": "w",
            "known": "k", "flaky": "f"}
 """The progress letter of a conformance test counted under each Outcome.tally word (pytest's dots)."""
+
+
 class Reporter(Protocol):
     """What the run needs of the reports layer, which sits above it (the entry point passes the module in)."""
 
@@ -61,15 +72,20 @@ class RunRecorder:
         self.progress: Progress | None = None
         self.failed: set[str] = set()          # conformance tests pytest saw fail (in any phase)
         self.others: set[str] = set()          # the session's other tests (a user's own): pytest's, not the verdict's
+        self.session: pytest.Session | None = None
+        self.fault: str | None = None          # the file the run could not write: it stops, exit code 3
+        self.interrupted = False               # SIGINT: exit code 130
+        self.results_writable = True           # no line of results.jsonl failed to be written
 
     # --- start ------------------------------------------------------------------------------------------------
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
         self.progress = self._make_progress()
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             for line in self.header_lines():
-                terminal.write_line(line)
+                terminal.write_line(inert(line))
         for message in self._warnings():
             self._write(f"{PREFIX} WARNING {message}")
             self.config.issue_config_time_warning(pytest.PytestWarning(message), stacklevel=2)
@@ -78,7 +94,7 @@ class RunRecorder:
         self.run_record = {
             "record": "run", "started": _now(), "target": settings.target, "hello": dict(self.run.target.hello.raw),
             "suite_version": ascendc_conformance.__version__, "spec_digest": self.run.spec.digest, "profile": self.run.profile,
-            "seed": seed, "pack": self.run.pack.summary() if self.run.pack is not None else None, "products": list(self.run.products or []), "apis": list(self.run.apis or []),
+            "seed": seed, "pack": self._pack(), "products": list(self.run.products or []), "apis": list(self.run.apis or []),
             "reading": self.run.reading.label, "reading_choices": dict(self.run.reading.choices),
             "shard": self.config.getoption("ascendc_shard", None),
             "workers": getattr(self.config.option, "numprocesses", None) or 1,
@@ -88,9 +104,53 @@ class RunRecorder:
             "declared_limits": [deviation.to_json() for deviation in self.run.selection.deviations],
             "entry": self.run.entry.value, "allow_flaky": settings.allow_flaky,
             "baseline": self.run.baseline.to_json() if self.run.baseline is not None else None,
-            "strict_baseline": settings.strict_baseline}
-        if settings.report_dir is not None:
-            results.append(settings.report_dir, self.run_record)
+            "strict_baseline": settings.strict_baseline, "validation": self._validation()}
+        self._append(self.run_record)
+
+    def _append(self, record: dict[str, Any]) -> None:
+        """Append a record to results.jsonl (if the run keeps one); a line the machine will not let it write
+        stops the run (exit code 3), the lines written before kept."""
+        report_dir = self.run.settings.report_dir
+        if report_dir is None or not self.results_writable:
+            return
+        try:
+            results.append(report_dir, record)
+        except OSError as error:   # no more lines: the next would follow one the disk may have cut
+            self.results_writable = False
+            self._stop(str(MachineFault(report_dir / results.RESULTS_FILE, error)))
+
+    def _stop(self, fault: str) -> None:
+        """The run cannot go on writing its files: say so on one line and stop after the test at hand (the
+        process running tests is asked to, xdist's controller or pytest's own loop)."""
+        if self.fault is not None:
+            return
+        self.fault = fault
+        self._write(f"{PREFIX} STOPPED: {fault}")
+        scheduler = self.config.pluginmanager.get_plugin("dsession")   # xdist's controller loop
+        if scheduler is not None:
+            scheduler.shouldstop = fault
+        if self.session is not None:
+            self.session.shouldstop = fault
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """A SIGINT (Ctrl-C) ended the run: in this process (a KeyboardInterrupt itself), or in an xdist worker
+        (xdist stops the run saying so). Not a stop that was asked for (`_stop`; -x under xdist), which pytest
+        reports the same way."""
+        error = excinfo.value
+        if type(error) is KeyboardInterrupt or "keyboard-interrupt" in str(error):
+            self.interrupted = True
+
+    def _validation(self) -> dict[str, Any]:
+        """What the target declares it validates (hello `validates`) and, of the rules the selection's fault tests
+        break (the harness rule aside: limits.checks_regions), the kinds and ids it does not: what the
+        certification does not certify."""
+        hello = self.run.target.hello
+        tested = {(fault.rule.id, fault.rule.kind.value) for fault in self.run.selection.faults
+                  if fault.rule.status is not Status.HARNESS and fault.rule.illegal_by_default}
+        declared = hello.validation.to_json() if hello.validates else False
+        return {"declared": declared,
+                "not_certified": hello.validation.not_certified(tested) if hello.validates else
+                {"kinds": sorted({kind for _, kind in tested}), "rules": sorted(rule for rule, _ in tested)}}
 
     def _warnings(self) -> list[str]:
         """What in the run's set-up does not do what its author may think."""
@@ -109,6 +169,12 @@ class RunRecorder:
                             f"under the conformance run's settings (profile {self.run.profile})")
         return warnings
 
+    def _pack(self) -> dict[str, Any] | None:
+        """What the run record says of the pack: its summary, and whether its id was pinned (--pack-id: its
+        stored expectations trusted) or not (every one re-derived by the reference before the first case)."""
+        pack = self.run.pack
+        return None if pack is None else {**pack.summary(), "pinned": self.run.settings.pack_id is not None}
+
     def header_lines(self) -> list[str]:
         """What the run is: the suite, the target and its hello, the spec, profile, seed and selection."""
         run, settings = self.run, self.run.settings
@@ -116,7 +182,9 @@ class RunRecorder:
         if run.pack is not None:   # the pack fixes the cases: no seed draws them
             pack = run.pack.summary()
             cases = (f"pack {pack['id']} ({run.pack.directory}: profile {pack['profile']}, {pack['tests']} tests, "
-                     f"{pack['cases']} cases, drawn with seed {pack['seed']} by Hypothesis {pack['hypothesis']})")
+                     f"{pack['cases']} cases, drawn with seed {pack['seed']} by Hypothesis {pack['hypothesis']}; "
+                     + ("id pinned by --pack-id: its expected results as stored)" if settings.pack_id is not None else
+                        "id not pinned: every expected result was worked out again by the reference)"))
         else:
             seed = self._seed()
             # a seed fixes the cases only together with the Hypothesis release that draws them
@@ -163,13 +231,13 @@ class RunRecorder:
         if mode == "off" or terminal is None:
             return None
         if not (mode == "live" or (mode == "auto" and terminal.isatty())):
-            return Progress(terminal.write_line)
+            return Progress(self._write)
 
         def live(text: str, keep: bool) -> None:
-            terminal.rewrite(text, erase=True)
+            terminal.rewrite(inert(text), erase=True)
             if keep:
                 terminal.write("\n")
-        return Progress(terminal.write_line, live)
+        return Progress(self._write, live)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if session.items:   # under xdist the controller collects nothing: the workers say what they collected
@@ -227,14 +295,16 @@ class RunRecorder:
             self._recorded(TestRecord(test_id=name, kind=kind, verdict=Outcome.CRASHED, **subject,
                                       message=f"{report.longrepr} (the process running the target died: "
                                               "every case of this test is lost; xdist started a new worker)"))
+        fault = getattr(report, MACHINE_FAULT_ATTRIBUTE, None)
+        if fault is not None:
+            self._stop(fault)
 
     def _is_conformance(self, node_id: str) -> bool:
         return node_id.rsplit("::", 1)[-1] in self.run.selection.planned
 
     def _recorded(self, record: TestRecord) -> None:
         self.records.append(record.to_json())
-        if self.run.settings.report_dir is not None:
-            results.append(self.run.settings.report_dir, self.records[-1])
+        self._append(self.records[-1])
         if record.waiver is not None:
             self.matched_waivers.append(results.thaw(record.waiver))
         if self.progress is not None:
@@ -245,56 +315,79 @@ class RunRecorder:
     def _write(self, text: str) -> None:
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
-            terminal.write_line(text)
+            terminal.write_line(inert(text))
 
     # --- end ------------------------------------------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.progress is not None:
             self.progress.finish()
-        status = self._exit_status(int(exitstatus))
-        if status == pytest.ExitCode.TESTS_FAILED:   # --strict-baseline fails a session pytest saw pass
-            session.exitstatus = status
-        ran = not self._nothing_ran(int(exitstatus))
-        if ran:
-            try:
-                self.verdict = self.reporter.verdict_lines(self.run_record, self.records, status,
-                                                           self.run.settings.report_dir, spec=self.run.spec)
-            except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
-                self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
-            if self.others:
-                self.verdict.append(f"{PREFIX} the verdict counts the {len(self.records)} conformance test(s) only; "
-                                    f"the session's {len(self.others)} other test(s) are pytest's (its summary above)")
         for waiver in self.run.waivers:
             if waiver.to_json() not in self.matched_waivers:
                 self.config.issue_config_time_warning(pytest.PytestWarning(
                     f"waiver matched nothing: {waiver.rule or waiver.test} ({waiver.reason}; {waiver.link})"),
                     stacklevel=2)
         report_dir = self.run.settings.report_dir
-        if report_dir is None:
-            return
-        results.append(report_dir, {"record": "end", "finished": _now(), "exit_status": status})
+        ran = not self._nothing_ran(int(exitstatus))
+        self._append({"record": "end", "finished": _now(), "exit_status": self._exit_status(int(exitstatus))})
+        if report_dir is not None and ran:
+            try:
+                written = self.reporter.write_all(report_dir, spec=self.run.spec,
+                                                  details=self.run.settings.report_details)
+            except MachineFault as fault:
+                print(inert(f"\nreports not written: {fault}; once the machine allows it, write them with "
+                            f"`ascendc-conformance report {report_dir}`"))
+                self._stop(str(fault))
+            except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
+                print(f"\nreports not written: {inert(str(error))}; regenerate with `ascendc-conformance report "
+                      f"{report_dir}`")
+            else:
+                print(f"\nreports: {', '.join(str(path) for path in written.values())}")
+        status = self._exit_status(int(exitstatus))
+        if status not in (int(exitstatus), pytest.ExitCode.OK):   # 3, 130, or --strict-baseline failing a pass
+            session.exitstatus = status
         if not ran:
             return
         try:
-            written = self.reporter.write_all(report_dir, spec=self.run.spec, details=self.run.settings.report_details)
-        except ConformanceError as error:  # reports never change the run's verdict; they can be regenerated
-            print(f"\nreports not written: {error}; regenerate with `ascendc-conformance report {report_dir}`")
-        else:
-            print(f"\nreports: {', '.join(str(path) for path in written.values())}")
-
+            self.verdict = self.reporter.verdict_lines(self.run_record, self.records, status, report_dir,
+                                                       spec=self.run.spec)
+        except ConformanceError as error:   # the run's records are the suite's own: only its own bug lands here
+            self.verdict = [f"{PREFIX} VERDICT: not worked out ({error}); see the reports"]
+        if self.others:
+            self.verdict.append(f"{PREFIX} the verdict counts the {len(self.records)} conformance test(s) only; "
+                                f"the session's {len(self.others)} other test(s) are pytest's (its summary above)")
+        suite_errors = self._suite_errors
+        if suite_errors:
+            first = suite_errors[0]
+            self.verdict.append(clip(f"{PREFIX} SUITE ERROR (exit {ExitCode.SUITE}): the suite could not finish "
+                                     f"{len(suite_errors)} test(s), its own error, not the target's: "
+                                     f"{first['test_id']}: {first.get('skipped_reason') or ''}", TARGET_TEXT_CHARS))
+        if self.fault is not None:
+            self.verdict.append(f"{PREFIX} STOPPED: {self.fault}")
 
     def _nothing_ran(self, pytest_status: int) -> bool:
         """A session that was never meant to run the tests (--collect-only) or ended in a usage error before it
         could (a -k expression pytest cannot parse): pytest's own output says it all, without a verdict."""
         return bool(self.config.option.collectonly) or pytest_status == pytest.ExitCode.USAGE_ERROR
 
+    @property
+    def _suite_errors(self) -> list[dict[str, Any]]:
+        """The records of the tests the suite itself could not draw or judge (skip reason suite-error)."""
+        return [record for record in self.records if record.get("skip") == SkipReason.SUITE_ERROR]
+
     def _exit_status(self, pytest_status: int) -> int:
-        """The conformance run's own exit status: pytest's, but of the conformance tests only (a user's own
-        failing test is pytest's business, never the verdict's), and 1 when --strict-baseline finds a cause of
-        the baseline fixed (the baseline is to be refreshed)."""
+        """The conformance run's own exit status: 3 for a run stopped by the machine, 130 for one interrupted by
+        SIGINT; otherwise pytest's, but of the conformance tests only (a user's own failing test is pytest's
+        business, never the verdict's), and 1 when --strict-baseline finds a cause of the baseline fixed (the
+        baseline is to be refreshed)."""
+        if self.fault is not None:
+            return ExitCode.SUITE
+        if self.interrupted:
+            return ExitCode.INTERRUPTED
         if pytest_status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return pytest_status
+        if self._suite_errors:   # a test the suite could not draw or judge: the run could not finish
+            return ExitCode.SUITE
         baseline = self.run.baseline
         stale = (self.run.settings.strict_baseline and baseline is not None
                  and baseline.fixed(TestRecord.from_json(record) for record in self.records))
@@ -303,7 +396,7 @@ class RunRecorder:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """The verdict, last: after pytest's own tally, which lumps not-supported tests with skips."""
         for line in self.verdict:
-            print(line)
+            print(inert(line))
 
 
 def _now() -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, Result, plain
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
-from ascendc_conformance.format.outcome import Outcome, SkipReason
+from ascendc_conformance.format.outcome import Outcome, Shown, SkipReason
 from ascendc_conformance.format.results import (Cause, Subject, TestKind, TestRecord, case_summary, freeze,
                                                  params_size)
 from ascendc_conformance.judge.verdict import Verdict
@@ -92,11 +92,11 @@ class CheckRecord(ShortRepr):
     causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
     unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
-    error: Verdict | None = None      # the suite could not judge the test
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
     other_rule: int = 0
+    shown: Counter[Shown] = field(default_factory=Counter)   # rejections of illegal calls: how each was shown
     calls: int = 0                    # cases handed to Checker.check
     plan: Plan | None = None          # what the test sends (runner.gates), worked out on its first case
     started: float = field(default_factory=time.monotonic)
@@ -131,9 +131,7 @@ class CheckRecord(ShortRepr):
 
     @property
     def failure(self) -> Verdict | None:
-        """The verdict of the worst cause (or the suite's error); None for a test that has not failed."""
-        if self.error is not None:
-            return self.error
+        """The verdict of the worst cause; None for a test that has not failed."""
         return self.ranked_causes[0].verdict if self.causes else None
 
     @property
@@ -147,11 +145,9 @@ class CheckRecord(ShortRepr):
 
     @property
     def verdict(self) -> Outcome:
-        """The worst outcome of its cases and causes (skipped if it judged none); error if the suite failed; a
-        failing test's worst outcome among the causes its run's baseline does not hold, or known if it holds
-        them all."""
-        if self.error is not None:
-            return Outcome.ERROR
+        """The worst outcome of its cases and causes (skipped if it judged none: its skip reason says why, the
+        suite's own error included); a failing test's worst outcome among the causes its run's baseline does not
+        hold, or known if it holds them all."""
         outcomes = [Outcome(outcome) for outcome in self.counts] + [c.verdict.outcome for c in self.causes.values()]
         if self.skip is not None and not outcomes:
             return self.skip.verdict
@@ -175,7 +171,10 @@ class CheckRecord(ShortRepr):
         """Count a judged case of the test's budget (the shrinker's candidates are not counted)."""
         self.counts[verdict.outcome] += 1
         self.other_rule += verdict.other_rule
-        self.tags.update(case.tags)
+        if verdict.shown is not None:
+            self.shown[verdict.shown] += 1
+        if verdict.outcome is not Outcome.FALSE_REJECT and (verdict.shown is None or verdict.shown.shown):
+            self.tags.update(case.tags)   # a call refused without evidence exercised none of what it hits
         for point, name in verdict.points.items():
             self.disputed.setdefault(point, Counter())[name] += 1
             self.dispute_examples.setdefault(point, {}).setdefault(name, plain(case.params))
@@ -194,11 +193,13 @@ class CheckRecord(ShortRepr):
         return score
 
     def suite_error(self, message: str) -> None:
-        """The test stopped on something other than the target's answer (a suite bug, a target that cannot be
-        started, a Hypothesis health check): recorded as an error, never as a pass. The message is cut to
+        """The test stopped on the suite's own error (Unsatisfiable, a Hypothesis health check, a suite bug), not
+        on the target's answer: never the target's verdict, and never a pass either. The cases it judged before
+        keep their verdicts; the run ends with the suite's error (exit 3, runner.recorder). The message is cut to
         TARGET_TEXT_CHARS: an exception's text may quote what a target sent."""
-        self.error = Verdict(outcome=Outcome.ERROR, expected=None,
-                             message=f"the suite could not judge this test: {clip(message, TARGET_TEXT_CHARS)}")
+        self.skip = SkipReason.SUITE_ERROR
+        self.skipped_reason = clip(f"{SkipReason.SUITE_ERROR}: the suite could not draw or judge this test: "
+                                   f"{clip(message, TARGET_TEXT_CHARS)}", SKIP_CHARS)
 
     def result(self) -> TestRecord:
         failure = self.failure
@@ -214,7 +215,7 @@ class CheckRecord(ShortRepr):
             replay=first.replay if first else None, replay_command=first.replay_command if first else None,
             duration_s=round(time.monotonic() - self.started, 3),
             waiver=freeze(self.waiver) if self.waiver else None, skip=self.skip,
-            skipped_reason=self.skipped_reason, other_rule=self.other_rule,
+            skipped_reason=self.skipped_reason, other_rule=self.other_rule, shown=freeze(dict(self.shown)),
             case=freeze(first.summary) if first else None,
             causes=freeze([{**state.to_json(), "known": self.is_known(state)} for state in ranked]),
             bits=freeze({api: {name: sorted(found) for name, found in fields.items()} for api, fields in self.bits.items()}))

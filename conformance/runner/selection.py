@@ -9,7 +9,7 @@ target is runner.gates's business, how each case is judged runner.checker's.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -78,6 +78,10 @@ def subject(item: Item) -> Subject:
             "src_dtype": item.src_dtype, "dst_dtype": item.dst_dtype}
 
 
+SPEC_LISTS = ("paths", "faults", "boundaries", "smoke")
+"""The Selection's lists that depend on the spec, the products and the APIs alone (not the pack or the limits)."""
+
+
 @dataclass(frozen=True)
 class Selection:
     """The tests of a run: of `products` and `apis` (None: all) of the spec, those of `pack` when the cases come
@@ -116,6 +120,15 @@ class Selection:
     @cached_property
     def smoke(self) -> list[Smoke]:
         return smoke_tests(self.spec, self.paths, self.faults, self.boundaries)
+
+    def refined(self, *, pack: Pack | None, limits: Limits, profile: str) -> "Selection":
+        """The same products and APIs with this pack, limits and profile, keeping the lists of tests worked out
+        already: they depend on the spec, the products and the APIs alone."""
+        refined = replace(self, pack=pack, limits=limits, profile=profile)
+        for name in SPEC_LISTS:
+            if name in self.__dict__:
+                refined.__dict__[name] = self.__dict__[name]
+        return refined
 
     def tests(self, *kinds: TestKind) -> Iterator[tuple[str, TestKind, Item]]:
         """(test id, kind, item) of every conformance test of these kinds (default: all) the run makes, in run

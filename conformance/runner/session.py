@@ -8,19 +8,22 @@ The pytest plugin builds one `RunSession` per process (each xdist worker has its
 from __future__ import annotations
 
 import json
-import os
+from collections.abc import Callable
 from functools import cached_property
 
 from ascendc_conformance.format.baseline import Baseline
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import ConformanceError, TargetStartError, did_you_mean
+from ascendc_conformance.format.files import output_directory
 from ascendc_conformance.format.limits import Limits
-from ascendc_conformance.format.pack import Pack, open_pack
+from ascendc_conformance.format.pack import Pack, verify_pack
 from ascendc_conformance.runner import options, waivers
 from ascendc_conformance.runner.checker import Checker
 from ascendc_conformance.runner.options import Entry, OptionError
-from ascendc_conformance.runner.selection import PACKED_KINDS, Selection, selected_apis, selected_products
+from ascendc_conformance.runner.pack_check import check_test_list, rederive
+from ascendc_conformance.runner.report_lock import ReportLock
+from ascendc_conformance.runner.selection import Selection, selected_apis, selected_products
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.strategies.context import PathContext
@@ -36,16 +39,25 @@ class RunSession:
         self.spec = spec
         self.entry = entry   # `run` or the plugin: the option names its hints give
         self._target: Target | None = None
+        self.report_lock: ReportLock | None = None
+        self._controller = True   # the process that writes results.jsonl (start: not an xdist worker)
 
-    def start(self) -> None:
+    def start(self, *, controller: bool = True) -> None:
         """Check everything the run was given, in the order a user would fix it, and start the target: an
         OptionError naming the option at fault, before any test runs (the entry points show it as a usage
-        error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options)."""
-        checks = (("pack", self._check_pack), ("product", lambda: self.products), ("api", lambda: self.apis),
-                  ("reading", lambda: self.reading), ("waivers", lambda: self.waivers),
-                  ("baseline", lambda: self.baseline), ("strict_baseline", self._check_strict_baseline),
-                  ("target_processes", self._check_processes), ("target", lambda: self.target),
-                  ("target", self._check_something_runs), ("report", self._check_report_dir))
+        error). Option values (timeout, shard, ...) were checked as they were parsed (runner.options). The
+        `controller` (the process that writes results.jsonl, not an xdist worker) re-derives an unpinned pack's
+        expected results and locks the report directory last (runner.report_lock)."""
+        self._controller = controller
+        checks: list[tuple[str, Callable[[], object]]] = [
+            ("pack", self._check_pack), ("product", lambda: self.products), ("api", lambda: self.apis),
+            ("reading", lambda: self.reading), ("waivers", lambda: self.waivers),
+            ("baseline", lambda: self.baseline), ("strict_baseline", self._check_strict_baseline),
+            ("target_processes", self._check_processes), ("target", lambda: self.target),
+            ("target", self._check_something_runs), ("target", self._check_validation),
+            ("report", self._check_report_dir)]
+        if controller:
+            checks.append(("report", self._lock_report_dir))
         for name, check in checks:
             try:
                 check()
@@ -86,9 +98,10 @@ class RunSession:
 
     @cached_property
     def pack(self) -> Pack | None:
-        """The pack the run takes its cases from (None: a profile run draws them); PackError for a pack that is
-        missing, malformed or does not match its hashes."""
-        return open_pack(self.settings.pack) if self.settings.pack is not None else None
+        """The pack the run takes its cases from (None: a profile run draws them), checked against itself
+        (format.pack.verify_pack; against its pinned id when --pack-id gave one); PackError for a pack that is
+        missing, malformed, does not match its hashes or says of itself what its content does not hold."""
+        return verify_pack(self.settings.pack, self.settings.pack_id) if self.settings.pack is not None else None
 
     @property
     def profile(self) -> str:
@@ -113,7 +126,13 @@ class RunSession:
     @cached_property
     def selection(self) -> Selection:
         """What the run tests (the target started: its limit tests follow the limits it declares)."""
-        return Selection(self.spec, self.products, self.apis, self.pack, self.limits, self.profile)
+        return self._products_and_apis.refined(pack=self.pack, limits=self.limits, profile=self.profile)
+
+    @cached_property
+    def _products_and_apis(self) -> Selection:
+        """The tests of the selected products and APIs, whatever the pack and the limits: worked out once, for
+        the pack's check and the run's selection."""
+        return Selection(self.spec, self.products, self.apis)
 
     @cached_property
     def checker(self) -> Checker:
@@ -123,25 +142,22 @@ class RunSession:
 
     def _check_pack(self) -> None:
         """A pack fixes the selection (no --product or --api beside it) and must come from this suite's spec and
-        name only tests the suite has (OptionError, ConformanceError)."""
+        list exactly the tests the suite makes for its selection; without a pinned id (--pack-id) the controlling
+        process works out every expected result again (runner.pack_check) before the first case. OptionError,
+        PackError."""
         pack = self.pack
         if pack is None:
+            if self.settings.pack_id is not None:
+                raise OptionError(options.named("pack_id"), "pins the id of a pack; give the pack with --pack")
             return
         selection = f"products {', '.join(pack.products) or 'all'}, APIs {', '.join(pack.apis) or 'all'}"
         for name, given in (("product", self.settings.products), ("api", self.settings.apis)):
             if given:
                 raise OptionError(options.named(name), f"{', '.join(given)}: the pack {pack.directory} fixes the "
                                                        f"selection ({selection}); run a part of it with -k")
-        if pack.spec_digest != self.spec.digest:
-            raise ConformanceError(f"{pack.directory} was built from spec {pack.spec_digest} (ascendc-conformance "
-                                   f"{pack.manifest['suite_version']}); this suite's spec is {self.spec.digest}: run "
-                                   "the pack with the release that built it, or build a pack with this one")
-        packed = Selection(self.spec, selected_products(self.spec, pack.products), selected_apis(self.spec, pack.apis))
-        known = {test_id for test_id, _, _ in packed.items(*PACKED_KINDS)}
-        unknown = [test_id for test_id in pack.tests if test_id not in known]
-        if unknown:
-            raise ConformanceError(f"{pack.directory}: {len(unknown)} test(s) of the pack are not tests of this "
-                                   f"suite's selection ({selection}), e.g. {unknown[0]}; build the pack with this release")
+        check_test_list(pack, self.spec)
+        if self.settings.pack_id is None and self._controller:
+            rederive(pack, self.spec)
 
     def _check_processes(self) -> None:
         if self.settings.target_processes > 1 and not self.settings.target.startswith(EXEC_SCHEME):
@@ -180,24 +196,32 @@ class RunSession:
                                     + "".join(f"{hint}; " for hint in hints) + f"it declares {json.dumps(declared)}",
                                     TARGET_TEXT_CHARS))
 
+    def _check_validation(self) -> None:
+        """A rule id the hello's `validates` names that the spec does not know is a usage error: a misspelt id
+        would quietly leave its rule uncertified (an unknown kind is refused as the hello is read)."""
+        unknown = self.target.hello.validation.unknown_rules(self.spec.rules)
+        if unknown:
+            raise ConformanceError(clip(
+                f"the target's hello declares that it validates {', '.join(unknown)}, which "
+                f"{'is no rule' if len(unknown) == 1 else 'are no rules'} of the spec"
+                f"{did_you_mean(unknown[0], self.spec.rules)}; name rule ids of `ascendc-conformance spec rules`",
+                TARGET_TEXT_CHARS))
+
     def _check_report_dir(self) -> None:
-        directory = self.settings.report_dir
-        if directory is None:
-            return
-        if directory.exists() and not directory.is_dir():
-            raise ConformanceError(f"{directory} is a file; expected a directory for the reports")
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ConformanceError(f"cannot create the report directory {directory}: "
-                                   f"{error.strerror or error}") from None
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise ConformanceError(f"cannot write into the report directory {directory}")
+        if self.settings.report_dir is not None:
+            output_directory(self.settings.report_dir)
+
+    def _lock_report_dir(self) -> None:
+        if self.settings.report_dir is not None:
+            self.report_lock = ReportLock.acquire(self.settings.report_dir)
 
     def close(self) -> None:
         if self._target is not None:
             self._target.close()
             self._target = None
+        if self.report_lock is not None:
+            self.report_lock.release()
+            self.report_lock = None
 
 
 def _route(context: PathContext) -> dict[str, str | None]:

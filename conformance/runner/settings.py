@@ -28,6 +28,7 @@ class RunSettings:
     reading: tuple[str, ...] = ()                 # --reading words: reading sets and POINT=ALT (none: the seed reading)
     rule_naming: RuleNaming = RuleNaming.KNOWN    # when a rejection naming only other rules is wrong-rule
     pack: Path | None = None                      # run the cases of this pack (format.pack), none drawn
+    pack_id: str | None = None                    # the pack's published id, pinned: its expectations are trusted
     target_processes: int = 1                     # processes of an exec target
     baseline: Path | None = None                  # the results of an earlier run whose causes are known
     strict_baseline: bool = False                 # a baseline cause no longer failing fails the run
@@ -43,7 +44,8 @@ class RunSettings:
                    waivers_file=Path(values["waivers"]) if values["waivers"] else None, timeout=values["timeout"],
                    shrink_seconds=values["shrink_seconds"], shrink_budget=values["shrink_budget"],
                    reading=tuple(values["reading"]), rule_naming=_rule_naming(values),
-                   pack=Path(values["pack"]) if values["pack"] else None, target_processes=values["target_processes"],
+                   pack=Path(values["pack"]) if values["pack"] else None, pack_id=values["pack_id"],
+                   target_processes=values["target_processes"],
                    baseline=Path(values["baseline"]) if values["baseline"] else None,
                    strict_baseline=values["strict_baseline"], allow_flaky=values["allow_flaky"])
 

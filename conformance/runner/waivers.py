@@ -46,7 +46,7 @@ def load(path: Path, known_rules: Collection[str]) -> tuple[Waiver, ...]:
     """The waivers of a file (none for an empty one); WaiverError, one line naming the file, the waiver (its
     number and line) and the field, for anything else than a list of waivers of known rules or test ids."""
     try:
-        document = bounded_yaml.parse(path.read_bytes(), str(path))
+        document = bounded_yaml.parse_file(path, str(path))
     except OSError as error:
         raise WaiverError(f"{path}: cannot read the waiver file ({error.strerror})") from None
     except InputError as error:

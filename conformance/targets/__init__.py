@@ -36,7 +36,7 @@ def open_target(target: str, spec: Spec, *, timeout: float = CASE_TIMEOUT_S, sta
 
     ``timeout`` bounds each case of an exec target (in-process targets are not
     timed out); ``start_timeout`` bounds an exec target's start and hello
-    (default: the larger of ``timeout`` and 30 s); ``processes`` instances of
+    (default: ``timeout``); ``processes`` instances of
     an exec target share the cases given to ``execute_many`` (an in-process
     target has one). Raises TargetSpecError for an unusable spec and
     TargetStartError when the target fails to start. The products its hello names may be ids or aliases, as

@@ -2,9 +2,9 @@
 
 The program is started once and reused: JSON lines go to its stdin, answers
 come back one line each on its stdout, and whatever it writes to stderr is kept
-in a bounded ring buffer for crash reports. Three daemon threads per process
-(stdout reader, stderr reader, stdin writer) make sure the suite never blocks
-on a pipe: every wait on the target has a deadline.
+in a bounded ring buffer for crash reports. Four daemon threads per process
+(stdout reader, stderr reader, stdin writer, exit watcher) make sure the suite
+never blocks on a pipe: every wait on the target has a deadline.
 
 A case that times out or crashes the program gets the process killed; the
 next case starts a fresh one. An answer that leaves the stream out of step
@@ -12,11 +12,19 @@ next case starts a fresh one. An answer that leaves the stream out of step
 gets the process restarted, so later answers cannot be mistaken for this one.
 Answer lines are read by format.bounded (strict UTF-8, no NUL, nesting and
 number limits); a line cut short by the program's exit is a crash.
+
+The program runs in a session of its own; stopping it kills its whole process
+group, and whatever else still holds its pipes (a detached descendant:
+targets.holders), so that a crash is seen when the program exits, not a
+timeout later, and nothing it started outlives the run or keeps a thread or a
+file descriptor of the suite's. A start (the hello) is bounded by the case
+timeout; after FAILED_STARTS_GIVE_UP starts in a row that failed, the target's
+remaining cases are answered at once, as the last start failed (timeout or
+crashed), saying so.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import queue
 import signal
@@ -27,16 +35,17 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import IO, Any, Collection, Generator, Iterable, Sequence
 
-from ascendc_conformance.format import bounded
+from ascendc_conformance.format import bounded, wire
 from ascendc_conformance.format.case import Case, ResultStatus
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
 from ascendc_conformance.targets.base import Target, answer_of, tail
+from ascendc_conformance.targets.holders import kill_holders, pipe_links
 
 PROTOCOL = 1
 #: Longest stdout line accepted; a longer one is an error, not a hang or an OOM.
-DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_LINE_BYTES = bounded.MAX_LINE_BYTES
 #: How much of the program's stderr is kept.
 STDERR_RING_BYTES = 16 * 1024
 #: Grace given to a dying process to exit and flush its stderr.
@@ -45,9 +54,14 @@ EXIT_GRACE_S = 1.0
 EXCERPT_CHARS = 120
 #: Requests sent ahead to one process while it works (a pack's test has all its cases at once).
 IN_FLIGHT = 8
+#: Starts in a row that failed (a hello that timed out or failed) after which the target is given up: its
+#: remaining cases are answered at once instead of each waiting for another start.
+FAILED_STARTS_GIVE_UP = 3
+#: How long stopping a program waits for its pipes to close before it kills what still holds them.
+PIPES_GRACE_S = 0.2
 
-# Kinds of items the stdout reader and stdin writer put on the inbox queue.
-_LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED = "line", "partial", "oversize", "eof", "write-failed"
+# Kinds of items the stdout reader, stdin writer and exit watcher put on the inbox queue.
+_LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED, _EXITED = "line", "partial", "oversize", "eof", "write-failed", "exited"
 
 
 class _StderrRing:
@@ -94,13 +108,26 @@ class _Process:
         self._doorbell = doorbell   # rung (with this process) after each item put in the inbox
         self.stderr = _StderrRing(STDERR_RING_BYTES)
         self._outbox: queue.Queue[bytes | None] = queue.Queue()
+        self._pipes = pipe_links((self.popen.stdin, self.popen.stdout, self.popen.stderr))
         self._threads = [
             threading.Thread(target=self._read_stdout, args=(max_line_bytes,), daemon=True),
             threading.Thread(target=self._read_stderr, daemon=True),
             threading.Thread(target=self._write_stdin, daemon=True),
+            threading.Thread(target=self._watch_exit, daemon=True),
         ]
         for thread in self._threads:
             thread.start()
+
+    def _watch_exit(self) -> None:
+        """Say when the program exits: what it left holding its pipes must not hide its end."""
+        self.popen.wait()
+        self._put((_EXITED, None))
+
+    def release_pipes(self) -> None:
+        """The program has exited: kill the rest of its process group and whatever else holds its pipes, so
+        that its stdout ends once what it wrote has been read."""
+        _kill_group(self.popen.pid)
+        kill_holders(self._pipes)
 
     def _read_stdout(self, max_line_bytes: int) -> None:
         stream = self.popen.stdout
@@ -152,7 +179,7 @@ class _Process:
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue one JSON line for the program's stdin (never blocks)."""
-        self._outbox.put(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+        self._outbox.put(wire.json_line(message))
 
     def exit_status(self) -> str:
         """Wait briefly for the program to exit, then describe how it ended."""
@@ -160,6 +187,7 @@ class _Process:
             code = self.popen.wait(EXIT_GRACE_S)
         except subprocess.TimeoutExpired:
             return "is still running"
+        self.release_pipes()   # nothing it left behind keeps its stderr from ending
         self._threads[1].join(EXIT_GRACE_S)  # let stderr drain into the ring
         if code < 0:
             try:
@@ -176,19 +204,29 @@ class _Process:
                 self.popen.wait(EXIT_GRACE_S)
             except subprocess.TimeoutExpired:
                 pass
-        if os.name == "posix":
-            try:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        _kill_group(self.popen.pid)
         if self.popen.poll() is None:
             self.popen.kill()
         self.popen.wait()
+        readers = self._threads[:2]
+        for thread in readers:
+            thread.join(PIPES_GRACE_S)
+        if any(thread.is_alive() for thread in readers):   # something outside the group holds the pipes
+            kill_holders(self._pipes)
         for thread in self._threads:
             thread.join(EXIT_GRACE_S)
         if not any(thread.is_alive() for thread in self._threads):
             for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
                 _close_quietly(stream)
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the process group the program leads (its session's: start_new_session)."""
+    if os.name == "posix":
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _close_quietly(stream: IO[bytes] | None) -> None:
@@ -197,6 +235,15 @@ def _close_quietly(stream: IO[bytes] | None) -> None:
             stream.close()
         except OSError:
             pass
+
+
+class StartFailure(TargetStartError):
+    """A start of the program (its hello) failed; `kind` is how: a hello that timed out is a timeout, anything
+    else a crash."""
+
+    def __init__(self, message: str, stderr_tail: str, kind: AnswerKind) -> None:
+        super().__init__(message, stderr_tail)
+        self.kind = kind
 
 
 class AnswerFailure(Exception):
@@ -257,8 +304,9 @@ class ExecTarget(Target):
     """A target program started from ``argv`` and spoken to over the exec protocol.
 
     ``timeout`` bounds each case (from its request, or from the previous answer of the same process when
-    requests queue up); ``start_timeout`` (default: the larger of ``timeout`` and 30 s) bounds starting the
-    program and its hello, for the first start and for every restart. ``processes`` instances of the program
+    requests queue up); ``start_timeout`` (default: ``timeout``) bounds starting the program and its hello,
+    for the first start and for every restart; after FAILED_STARTS_GIVE_UP restarts in a row that failed, the
+    remaining cases are answered at once as the last one was. ``processes`` instances of the program
     share `execute_many`'s cases, each with up to ``in_flight`` requests sent ahead: a program that answers
     in order works unchanged, one that answers out of order is matched by the ids. A timeout, a crash or an
     answer that leaves the stream out of step is the verdict of the process's oldest unanswered request (the
@@ -277,17 +325,21 @@ class ExecTarget(Target):
     ) -> None:
         self.argv = tuple(argv)
         self.timeout = timeout
-        self.start_timeout = max(timeout, 30.0) if start_timeout is None else start_timeout
+        self.start_timeout = timeout if start_timeout is None else start_timeout
         self.max_line_bytes = max_line_bytes
         self.in_flight = in_flight
         self._next_id = 1
         self._doorbell: queue.Queue[_Process] = queue.Queue()
         self._slots = [_Slot() for _ in range(processes)]
+        self._failed_starts: list[StartFailure] = []   # the starts in a row that failed (none since one worked)
         self.hello = self._start(self._slots[0])
 
     def _start(self, slot: _Slot) -> Hello:
-        """Start the slot's program and do the hello; raise TargetStartError on any failure."""
-        proc = _Process(self.argv, self.max_line_bytes, self._doorbell)
+        """Start the slot's program and do the hello; raise StartFailure (a TargetStartError) on any failure."""
+        try:
+            proc = _Process(self.argv, self.max_line_bytes, self._doorbell)
+        except TargetStartError as exc:
+            raise StartFailure(exc.message, exc.stderr_tail, AnswerKind.CRASHED) from None
         request_id = self._take_id()
         try:
             proc.send({"id": request_id, "op": "hello", "protocol": PROTOCOL})
@@ -297,11 +349,29 @@ class ExecTarget(Target):
             hello = Hello.from_dict({k: v for k, v in raw.items() if k != "id"})
         except (AnswerFailure, ValueError) as exc:
             proc.stop(polite=False)
-            raise TargetStartError(
-                f"target {list(self.argv)!r} failed its hello: {exc}", proc.stderr.text()
-            ) from None
+            kind = exc.kind if isinstance(exc, AnswerFailure) and exc.kind is AnswerKind.TIMEOUT else AnswerKind.CRASHED
+            raise StartFailure(f"target {list(self.argv)!r} failed its hello: {exc}", proc.stderr.text(),
+                               kind) from None
         slot.process = proc
         return hello
+
+    def _restart(self, slot: _Slot) -> Answer | None:
+        """Start the slot's program again: None if it started, else the answer of the case it was started for
+        (a hello that timed out is a timeout, any other failure a crash). After FAILED_STARTS_GIVE_UP failures in
+        a row no start is tried again: every later case is answered at once as the last one was, saying so."""
+        if len(self._failed_starts) >= FAILED_STARTS_GIVE_UP:
+            last = self._failed_starts[-1]
+            return Answer(kind=last.kind, stderr_tail=last.stderr_tail,
+                          message=f"not sent: the target failed to start {FAILED_STARTS_GIVE_UP} times in a row, and "
+                                  f"its remaining cases are answered so at once (the last start: {last.message})")
+        try:
+            self._start(slot)
+        except StartFailure as failure:
+            self._failed_starts.append(failure)
+            return Answer(kind=failure.kind, message=f"target could not be restarted: {failure.message}",
+                          stderr_tail=failure.stderr_tail)
+        self._failed_starts.clear()
+        return None
 
     def _take_id(self) -> int:
         request_id = self._next_id
@@ -310,11 +380,16 @@ class ExecTarget(Target):
 
     def _hello_answer(self, proc: _Process, request_id: int) -> dict[str, Any]:
         """The answer object to the hello `request_id` of a starting process, or AnswerFailure."""
-        try:
-            item, payload = proc.inbox.get(timeout=self.start_timeout)
-        except queue.Empty:
-            raise AnswerFailure(AnswerKind.TIMEOUT,
-                                f"no answer within {self.start_timeout:g} s; the target was killed") from None
+        deadline = time.monotonic() + self.start_timeout
+        while True:
+            try:
+                item, payload = proc.inbox.get(timeout=max(deadline - time.monotonic(), 0))
+            except queue.Empty:
+                raise AnswerFailure(AnswerKind.TIMEOUT,
+                                    f"no answer within {self.start_timeout:g} s; the target was killed") from None
+            if item != _EXITED:
+                break
+            proc.release_pipes()   # the end of its stdout (a crash) follows, once nothing else holds the pipe
         _check_item(proc, item, payload, request_id, self.max_line_bytes)
         return answer_object(payload, request_id)
 
@@ -353,12 +428,9 @@ class ExecTarget(Target):
                 return
             index, case = pending.popleft()
             if slot.process is None:
-                try:
-                    self._start(slot)
-                except TargetStartError as exc:
-                    answered[index] = (case, Answer(kind=AnswerKind.CRASHED,
-                                                    message=f"target could not be restarted: {exc.message}",
-                                                    stderr_tail=exc.stderr_tail))
+                failed = self._restart(slot)
+                if failed is not None:
+                    answered[index] = (case, failed)
                     continue
             now = time.monotonic()
             if not slot.in_flight:
@@ -391,6 +463,9 @@ class ExecTarget(Target):
         process = slot.process
         assert process is not None, "a slot with requests in flight has its process"
         item, payload = process.inbox.get_nowait()
+        if item == _EXITED:   # the end of its stdout follows what it wrote, once nothing else holds the pipe
+            process.release_pipes()
+            return
         oldest = slot.in_flight[0]
         try:
             _check_item(process, item, payload, oldest.id, self.max_line_bytes)

@@ -69,11 +69,11 @@ def serve(spec: str, stdin: IO[str], stdout: IO[str]) -> int:
     except ConformanceError as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
-    for number, line in bounded.lines(stdin):
-        if not line.strip():
+    for line in bounded.lines(stdin):
+        if not line.data.strip():
             continue
         try:
-            request = bounded.loads(line, f"request line {number}")
+            request = line.json(f"request line {line.number}", bounded.MAX_LINE_BYTES)
         except bounded.InputError as error:
             _reply(stdout, None, _error(str(error)))
             continue

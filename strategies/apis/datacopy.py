@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule, UnitsCondition
-from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect
+from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect, TwinPlanner
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
 from ascendc_conformance.strategies.layout import Extents, Pattern, fits
@@ -130,6 +130,22 @@ def _count_below_unit(rule: Rule, contexts: Sequence[PathContext]) -> list[Fault
 
 
 RELATION_FAULTS: Mapping[str, FaultPlanner] = {"count_fills_unit": _count_below_unit}
+
+
+def _count_filling_unit(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A count below one route unit put right: the fewest elements that fill one (the largest unit any reading
+    of the route's rounding has, so that every reading moves something)."""
+    units = ctx.api.units_for(ctx.dst)
+    return {**params, "count": max(params["count"], -(-units.count_round_bytes // ctx.src_dtype.size))}
+
+
+RELATION_TWINS: Mapping[str, TwinPlanner] = {"count_fills_unit": _count_filling_unit}
+
+
+def semantic_twin(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> None:
+    """None: every reading of DataCopy's units (D6, D7, D8, D13) finds a call legal; they differ only in the bytes
+    it moves."""
+    return None
 
 
 def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:

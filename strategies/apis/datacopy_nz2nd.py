@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect, never_generated
+from ascendc_conformance.strategies.api_contract import FaultPlan, FaultPlanner, FieldEffect, TwinPlanner, never_generated
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem, biased
 from ascendc_conformance.strategies.layout import Extents, Pattern, fits
@@ -140,6 +140,33 @@ def _indivisible(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]
 
 
 RELATION_FAULTS: Mapping[str, FaultPlanner] = {"row_overlap": never_generated, "vendor_divisibility": _indivisible}
+
+
+def _divisible(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The vendor's divisibility (D17) put right: the most rows up to nValue whose bytes divide the matrices'
+    source pitch, the matrices kept (with one row it always holds)."""
+    pitch = params["srcNdMatrixStride"] * ctx.api.constant("src_matrix_stride_unit")
+    rows = next((n for n in range(params["nValue"], 0, -1) if pitch % (n * ctx.src_dtype.size) == 0), 1)
+    return {**params, "nValue": rows}
+
+
+def _apart(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Destination rows and matrices kept apart (D18's overlap, left open, put right): the row stride at least the
+    row, the matrix stride at least the matrix where they are not side by side."""
+    fixed = dict(params)
+    if fixed["nValue"] > 1:
+        fixed["dstDStride"] = max(fixed["dstDStride"], fixed["dValue"])
+    if not disjoint(fixed):
+        fixed["dstNdMatrixStride"] = max(fixed["dstNdMatrixStride"],
+                                         (fixed["nValue"] - 1) * fixed["dstDStride"] + fixed["dValue"])
+    return fixed
+
+
+RELATION_TWINS: Mapping[str, TwinPlanner] = {"row_overlap": _apart, "vendor_divisibility": _divisible}
+
+
+def semantic_twin(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> None:
+    return None   # NZ2ND has no semantics rule
 
 
 def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:

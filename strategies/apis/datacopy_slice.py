@@ -12,13 +12,15 @@ outer dimension).
 """
 from __future__ import annotations
 
+import copy
 from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import reject
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect, never_generated
+from ascendc_conformance.strategies.api_contract import (Draft, FaultPlan, FaultPlanner, FieldEffect, TwinPlanner,
+                                                         never_generated, no_twin)
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext, Unreachable
 from ascendc_conformance.strategies.draw import SMALL_CASE_BYTES, WIDE_CASE, biased
@@ -351,3 +353,117 @@ RELATION_FAULTS: Mapping[str, FaultPlanner] = {
 
 def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
     return []   # slices have no semantics rule
+
+
+# --- twins: each puts one relation of the slice infos right, the rest of the slices as they were --------------
+
+def _repaired(repair: Callable[[PathContext, dict[str, Any]], None]) -> TwinPlanner:
+    """A TwinPlanner applying `repair` to a deep copy of the params."""
+    def planner(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any] | None:
+        fixed = copy.deepcopy(dict(params))
+        repair(ctx, fixed)
+        return fixed
+    return planner
+
+
+def _unit(ctx: PathContext, params: Mapping[str, Any], dimension: int) -> int:
+    """Elements of one slice in a dimension: the slice length in dimension 0, one element further out."""
+    return params[OPERANDS[0][1]][0]["burstLen"] * ctx.api.constant("datablock_bytes") // ctx.src_dtype.size \
+        if dimension == 0 else 1
+
+
+def _count_entries(ctx: PathContext, params: dict[str, Any]) -> None:
+    """As many SliceInfo entries as dimValue: entries past it dropped, missing outer ones one element wide (the
+    smallest slices of the dimension where none is left)."""
+    dims = params["dimValue"]
+    if any(not params[key] for _, key in OPERANDS):
+        params.update(smallest_params(ctx, {"dimValue": dims}) or {})
+        return
+    for _, key in OPERANDS:
+        params[key] = params[key][:dims] + [dict(TRIVIAL_DIMENSION) for _ in range(dims - len(params[key]))]
+
+
+def _in_ctype(ctx: PathContext, params: dict[str, Any]) -> None:
+    """Every SliceInfo member within its C type."""
+    for name, field in ctx.api.structs["SliceInfo"].items():
+        if field.ctype is None:
+            continue
+        low, high = ctx.spec.ctypes[field.ctype]
+        for _, key in OPERANDS:
+            for info in params[key]:
+                info[name] = min(max(info[name], low), high)
+
+
+def _equal_burst(ctx: PathContext, params: dict[str, Any]) -> None:
+    """The destination's burstLen back to the source's, its slices of dimension 0 as many as before."""
+    info, length = params["dstSliceInfo"][0], _unit(ctx, params, 0)
+    count = max(_slice_count(ctx, info), 1)
+    info["burstLen"] = params["srcSliceInfo"][0]["burstLen"]
+    info["endIndex"] = info["startIndex"] + count * length + (count - 1) * info["stride"] - 1
+    info["shapeValue"] = max(info["shapeValue"], info["endIndex"] + 1)
+
+
+def _outer_bursts(ctx: PathContext, params: dict[str, Any]) -> None:
+    """burstLen 1 in every dimension but the first."""
+    for _, key in OPERANDS:
+        for info in params[key][1:]:
+            info["burstLen"] = 1
+
+
+def _ordered(ctx: PathContext, params: dict[str, Any]) -> None:
+    """A dimension whose startIndex lies past its endIndex given one slice ending where the dimension ended, on
+    both operands (their slice counts stay equal)."""
+    for d in range(len(params["srcSliceInfo"])):
+        if all(params[key][d]["startIndex"] <= params[key][d]["endIndex"] for _, key in OPERANDS):
+            continue
+        for _, key in OPERANDS:
+            info = params[key][d]
+            info["startIndex"] = max(info["endIndex"] + 1 - _unit(ctx, params, d), 0)
+            info["endIndex"] = info["startIndex"] + _unit(ctx, params, d) - 1
+            info["shapeValue"] = max(info["shapeValue"], info["endIndex"] + 1)
+
+
+def _inside_shape(ctx: PathContext, params: dict[str, Any]) -> None:
+    """Every shapeValue past its endIndex (on a UB operand's inner dimensions, in whole DataBlocks)."""
+    for operand, key in OPERANDS:
+        infos = params[key]
+        for d, info in enumerate(infos):
+            if info["shapeValue"] > info["endIndex"]:
+                continue
+            step = _granule(ctx, operand) if d < len(infos) - 1 else 1
+            info["shapeValue"] = -(-(info["endIndex"] + 1) // step) * step
+
+
+def _whole_slices(ctx: PathContext, params: dict[str, Any]) -> None:
+    """Every dimension's endIndex where a whole number of slices ends (the nearest count above what it holds,
+    or the count below where that would pass the shape)."""
+    for _, key in OPERANDS:
+        for d, info in enumerate(params[key]):
+            length, stride = _unit(ctx, params, d), info["stride"]
+            pitch = length + stride
+            if pitch <= 0 or info["startIndex"] > info["endIndex"]:
+                continue
+            span = info["endIndex"] - info["startIndex"] + 1
+            for count in (-(-(span + stride) // pitch), (span + stride) // pitch):
+                end = info["startIndex"] + count * length + (count - 1) * stride - 1
+                if count >= 1 and end < info["shapeValue"]:
+                    info["endIndex"] = end
+                    break
+
+
+RELATION_TWINS: Mapping[str, TwinPlanner] = {
+    "info_count": _repaired(_count_entries),
+    "sliceinfo_ctype": _repaired(_in_ctype),
+    "burstlen_equal": _repaired(_equal_burst),
+    "burstlen_outer": _repaired(_outer_bursts),
+    "index_order": _repaired(_ordered),
+    "end_in_shape": _repaired(_inside_shape),
+    "end_at_shape": _repaired(_inside_shape),
+    "slice_count": _repaired(_whole_slices),
+    "count_match": no_twin,
+    "ub_slice_align": no_twin,
+}
+
+
+def semantic_twin(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> None:
+    return None   # slices have no semantics rule

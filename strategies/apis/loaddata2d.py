@@ -1,5 +1,5 @@
 """LoadData2D: legal parameters (whole 512-B fractals, transposed only where the spec allows it), the transpose
-faults, and the cases on which the readings of dstGap on atlas-training (D24) differ."""
+faults and their twins, and the cases on which the readings of dstGap on atlas-training (D24) differ."""
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 from hypothesis import strategies as st
 
 from ascendc_conformance.spec.model import Rule
-from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect
+from ascendc_conformance.strategies.api_contract import Draft, FaultPlan, FaultPlanner, FieldEffect, TwinPlanner
 from ascendc_conformance.strategies.cases import settle
 from ascendc_conformance.strategies.context import PathContext
 from ascendc_conformance.strategies.draw import FieldRange, Problem
@@ -139,6 +139,26 @@ RELATION_FAULTS: Mapping[str, FaultPlanner] = {
     "transpose_dtype": _transposed(_wrong_dtype),
     "transpose_dtype_disputed": _transposed(_disputed_dtype),
 }
+
+
+def _untransposed(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any]:
+    """A transpose fault put right: the same fractals, not transposed (legal on every route and dtype)."""
+    return {**params, "ifTranspose": False}
+
+
+RELATION_TWINS: Mapping[str, TwinPlanner] = {
+    "transpose_route": _untransposed,
+    "transpose_dtype": _untransposed,
+    "transpose_dtype_disputed": _untransposed,
+}
+
+
+def semantic_twin(rule: Rule, ctx: PathContext, params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """dstGap 0 where the product ignores dstGap (D24): every reading agrees on a call without a gap (the other
+    reading makes any other dstGap illegal)."""
+    if ctx.api.dst_gap_ignored_by != rule.id:
+        return None
+    return {**params, "dstGap": 0}
 
 
 def semantic_faults(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:

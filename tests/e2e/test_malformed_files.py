@@ -45,7 +45,7 @@ def test_report_into_a_directory_that_cannot_be_made_is_one_line(tmp_path: Path)
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     done = cli("report", str(tmp_path), "--out", "/proc/nope")
     assert done.returncode == 2
-    assert done.stderr == ("ascendc-conformance: error: /proc/nope: cannot write a report into this directory "
+    assert done.stderr == ("ascendc-conformance: error: --out: cannot create the directory /proc/nope "
                            "(No such file or directory)\n")
 
 

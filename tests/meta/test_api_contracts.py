@@ -61,3 +61,20 @@ def test_a_missing_module_or_check_is_an_error_naming_the_file_to_write():
                     + (replace(SPEC.rule("LoadData2D-transpose-route"), id="LoadData2D-new", check="new_check"),))
     with pytest.raises(ImplementationError, match="RELATIONS lacks the check.s. new_check"):
         implementation("ascendc_conformance.reference.apis", extra, reference_contract.ApiReference, "RELATIONS")
+
+
+def test_a_strategies_module_needs_a_fault_planner_and_a_twin_planner_for_every_relation(monkeypatch):
+    """Each relation rule's check needs a FaultPlanner (RELATION_FAULTS) and a TwinPlanner (RELATION_TWINS): the
+    error names the mapping that lacks it."""
+    extra = replace(SPEC.apis["LoadData2D"], rules=SPEC.apis["LoadData2D"].rules
+                    + (replace(SPEC.rule("LoadData2D-transpose-route"), id="LoadData2D-new", check="new_check"),))
+    members = ("RELATION_FAULTS", "RELATION_TWINS")
+    with pytest.raises(ImplementationError, match="RELATION_FAULTS lacks the check.s. new_check"):
+        implementation("ascendc_conformance.strategies.apis", extra, strategies_contract.ApiStrategies, members)
+    module = strategies_contract.module_for(SPEC.apis["LoadData2D"])
+    monkeypatch.setitem(module.RELATION_FAULTS, "new_check", strategies_contract.never_generated)
+    with pytest.raises(ImplementationError, match="RELATION_TWINS lacks the check.s. new_check"):
+        implementation("ascendc_conformance.strategies.apis", extra, strategies_contract.ApiStrategies, members)
+    monkeypatch.setitem(module.RELATION_TWINS, "new_check", strategies_contract.no_twin)
+    assert implementation("ascendc_conformance.strategies.apis", extra, strategies_contract.ApiStrategies,
+                          members) is module

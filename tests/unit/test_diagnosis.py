@@ -11,10 +11,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from ascendc_conformance import reference
-from ascendc_conformance.format.answer import AnswerKind
+from ascendc_conformance.format.answer import Answer, AnswerKind
 from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.outcome import Shown
 from ascendc_conformance.judge.diagnosis import actual_of, diagnose, explains
+from ascendc_conformance.judge.evidence import Evidence, Question, judge_with_evidence
 from ascendc_conformance.judge.grouping import Failure, group_failures
+from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.reference.hypotheses import hypothesis, shows
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
@@ -153,3 +156,33 @@ def test_an_answer_that_changed_the_source_is_explained_by_no_hypothesis() -> No
     source = answer.memory["GM"]
     touched = Result.ok({**answer.memory, "GM": replace(source, data=bytes([source.data[0] ^ 1]) + source.data[1:])})
     assert not diagnose(case, expected, touched, SPEC, SEED)
+
+
+def test_a_verdict_judged_with_evidence_is_diagnosed_on_the_case_it_is_shown_on() -> None:
+    """judge.evidence after the merge of issues 25 and 26: a failing verdict carries its diagnosis unless the
+    caller (the runner) asks for none; a fault's check masked by its twin's wrong copy is diagnosed on the twin."""
+    [legal] = drawn({"blockLen": 877, "blockCount": 1}, 1)
+    illegal = Case.from_json({**legal.to_json(), "params": {**legal.to_json()["params"], "blockCount": 4096}})
+    legal_expected, illegal_expected = reference.expect(legal, SPEC), reference.expect(illegal, SPEC)
+    assert illegal_expected.status is ResultStatus.REJECTED
+    with open_target("python:tests.fixtures.buggy.targets:DataCopyBlockLenIn8Bits", SPEC) as target:
+        answer, hello = target.execute(legal), target.hello
+    twin_verdict = judge(legal, legal_expected, answer, hello, spec=SPEC, diagnose=False)
+    assert twin_verdict.outcome == "fail" and twin_verdict.diagnosis is None
+
+    def never_asked(question: Question) -> Evidence:
+        raise AssertionError(f"no twin is needed for a wrong copy: {question}")
+
+    diagnosed = judge_with_evidence(legal, legal_expected, answer, hello, spec=SPEC, reading=SEED, ask=never_asked)
+    assert diagnosed.diagnosis is not None and KEPT_IN_8 in diagnosed.diagnosis.ids
+    assert judge_with_evidence(legal, legal_expected, answer, hello, spec=SPEC, reading=SEED, ask=never_asked,
+                               diagnose=False).diagnosis is None
+
+    def wrong_copy(question: Question) -> Evidence:
+        return Evidence.of("blockCount put right", ("DataCopy-blockCount-max",), legal, legal_expected, twin_verdict)
+
+    silent = Answer(kind=AnswerKind.RESULT, result=Result.rejected((), "no"))
+    masked = judge_with_evidence(illegal, illegal_expected, silent, hello, spec=SPEC, reading=SEED, ask=wrong_copy,
+                                 rule="DataCopy-blockCount-max")
+    assert masked.shown is Shown.MASKED_WRONG_COPY and masked.twin_case == legal
+    assert masked.diagnosis is not None and KEPT_IN_8 in masked.diagnosis.ids

@@ -17,8 +17,9 @@ from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, digested, open_pack, verify_pack
+from ascendc_conformance.judge.evidence import Evidence, Proof, Question, judge_with_evidence
 from ascendc_conformance.judge.packed import judge_packed
-from ascendc_conformance.judge.verdict import RuleNaming, judge
+from ascendc_conformance.judge.verdict import RuleNaming
 from ascendc_conformance.runner.pack_build import BuildSettings, build
 from ascendc_conformance.runner.selection import PACKED_KINDS, Selection
 from ascendc_conformance.spec.loader import load_spec
@@ -79,7 +80,7 @@ def test_every_case_and_expected_result_comes_from_the_pack_alone(pack: Pack) ->
 
 def answers_to(case: Case, reading) -> list[Answer]:
     """What targets may answer: the reference under the seed and under `reading`, a byte changed, a
-    rejection, an acceptance that changes nothing."""
+    rejection naming another rule, one naming none (its twin decides), an acceptance that changes nothing."""
     right = [reference.expect(case, SPEC), reference.expect(case, SPEC, reading=reading)]
     answers = [Answer(kind=AnswerKind.RESULT, result=result) for result in right if result.status in ("ok", "rejected")]
     ok = next((result for result in right if result.status == "ok"), None)
@@ -90,14 +91,20 @@ def answers_to(case: Case, reading) -> list[Answer]:
         changed = {**ok.memory, name: Region(region.address, bytes(data))}
         answers.append(Answer(kind=AnswerKind.RESULT, result=Result.ok(changed)))
     answers.append(Answer(kind=AnswerKind.RESULT, result=Result.rejected(("DataCopy-blockCount-max",), "")))
+    answers.append(Answer(kind=AnswerKind.RESULT, result=Result.rejected((), "CHECK(addr % 512 == 0) failed")))
     answers.append(Answer(kind=AnswerKind.RESULT, result=Result.ok(case.memory)))
     answers.append(Answer(kind=AnswerKind.TIMEOUT, message="no answer"))
     return answers
 
 
-def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack) -> None:
+@pytest.mark.parametrize("proof", [Proof.ACCEPTED, Proof.NO_TWIN])
+def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack, proof: Proof) -> None:
     """Verdict, message, diff, the readings followed and the expected result (when a failure needs it) are
-    those of the judge given the reference's expected results, under every reading."""
+    those of the judge given the reference's expected results, under every reading, with the same evidence of
+    the twins (`proof`: every twin accepted, or none to send)."""
+    def ask(question: Question) -> Evidence:
+        return Evidence(proof, f"{proof} for {question.describe()}")
+
     chosen = [packed for _, packed in cases_of(pack)]
     chosen = [packed for packed in chosen if packed.points] + chosen[::25]
     for packed in chosen:
@@ -108,8 +115,9 @@ def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack) -> None:
                 continue
             for answer in answers_to(case, reading):
                 verdict, judged = judge_packed(packed, case, answer, HELLO, reading=reading,
-                                               rule_naming=RuleNaming.KNOWN, spec=SPEC)
-                plain = judge(case, expected, answer, HELLO, reading=reading, others=others, spec=SPEC)
+                                               rule_naming=RuleNaming.KNOWN, spec=SPEC, rule=None, ask=ask)
+                plain = judge_with_evidence(case, expected, answer, HELLO, reading=reading, others=others, spec=SPEC,
+                                            ask=ask)
                 assert (verdict.outcome, verdict.message, verdict.diff, dict(verdict.points), verdict.followed) == \
                     (plain.outcome, plain.message, plain.diff, dict(plain.points), plain.followed), case.id
                 assert verdict.actual == plain.actual
@@ -171,7 +179,7 @@ def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, t
     with pytest.raises(PackError, match=r"json\.gz: 'cases\.0\.case\.memory\.GM\.fill\.seed'"):
         verify_pack(copy)
     rewrite(copy, name, lambda data: data["cases"].pop(0))
-    with pytest.raises(PackError, match="the manifest says test"):
+    with pytest.raises(PackError, match=r"the manifest says \w+ test"):
         verify_pack(copy)
 
 

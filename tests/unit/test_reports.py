@@ -396,7 +396,7 @@ def test_certification_wording_quick_and_ci(tmp_path: Path, profile: str) -> Non
 
 
 PACK = {"id": "ab" * 32, "profile": "full", "seed": 7, "hypothesis": "6.170.17", "suite_version": "0.1.0",
-        "tests": 1, "cases": 100}
+        "tests": 1, "cases": 100, "pinned": True}
 
 
 @pytest.mark.parametrize("profile", ["ci", "full"])
@@ -415,6 +415,20 @@ def test_a_pack_run_is_certified_by_its_pack_id_not_a_seed(tmp_path: Path, profi
     other = write_results(tmp_path / "other", tests, profile=profile, seed=None, pack={**pack, "id": "cd" * 32})
     with pytest.raises(ReportError, match="pack differs"):
         load_results([tmp_path / "r", other])
+
+
+@pytest.mark.parametrize("profile", ["ci", "full"])
+def test_a_pack_run_without_a_pinned_id_says_so_and_certifies_nothing(tmp_path: Path, profile: str) -> None:
+    """Nothing ties an unpinned pack to the one its certifier published: even a full pack's conforming run is
+    not a certification run, and the statement says why (a results file without `pinned` counts as unpinned)."""
+    tests = [legal("atlas-a2", "DataCopy", "GM->VECIN", "half")]
+    for number, pack in enumerate(({**PACK, "profile": profile, "pinned": False},
+                                   {key: value for key, value in PACK.items() if key != "pinned"} | {"profile": profile})):
+        results = load_results(write_results(tmp_path / f"r{number}", tests, profile=profile, seed=None, pack=pack,
+                                             exit_status=0))
+        cert = certify(results, build_coverage(results, SPEC))
+        assert cert.outcome == "conforms" and not cert.is_certification
+        assert "the pack id was not pinned" in cert.text.lower()
 
 
 def test_the_certification_names_the_hypothesis_releases_behind_its_seed(tmp_path: Path) -> None:
@@ -572,7 +586,7 @@ def test_report_of_an_empty_dir_or_into_an_unwritable_one_is_one_line(tmp_path: 
     for args in (["--out", "/proc/nope"], ["--format", "html", "--out", "/proc/nope/report.html"]):
         assert main(["report", str(directory), *args]) == 2
         err = capsys.readouterr().err
-        assert err == "ascendc-conformance: error: /proc/nope: cannot write a report into this directory " \
+        assert err == "ascendc-conformance: error: --out: cannot create the directory /proc/nope " \
                       "(No such file or directory)\n", err
 
 

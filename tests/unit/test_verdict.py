@@ -192,11 +192,12 @@ def training_gap_case() -> Case:
                      {"L1": halves(1, 512), "L0A": sentinel(2048, 6)})
 
 
-def judged(case: Case, answer: Answer, *words: str, hello: Hello = VALIDATING) -> Verdict:
-    """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does."""
+def judged(case: Case, answer: Answer, *words: str, hello: Hello = VALIDATING, credited: bool = False) -> Verdict:
+    """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does
+    (`credited`: the rejection's counterfactual twin was accepted, judge.evidence)."""
     reading = SPEC.reading(words)
     expected, others = reference.expect_readings(case, SPEC, reading)
-    return judge(case, expected, answer, hello, reading=reading, others=others)
+    return judge(case, expected, answer, hello, reading=reading, others=others, credited=credited)
 
 
 def ok_memory(memory: Any) -> Answer:
@@ -218,17 +219,20 @@ def test_following_another_reading_of_a_point_the_run_does_not_name_is_disputed(
     assert "D24=must-be-zero" in verdict.message and "false-reject" in verdict.message
 
 
-@pytest.mark.parametrize("rules, outcome", [
-    (("LoadData2D-l1-align",), "false-reject"),          # an unrelated rule of the spec: no reading makes it break it
-    (("their-512-byte-alignment",), "false-reject"),     # an id the spec does not know: likewise
-    (("LoadData2D-dstGap-training-D24",), "disputed"),   # the rule D24=must-be-zero makes the case break
-    ((), "disputed"),                                    # no rule named: judged on the rejection alone, as before
+@pytest.mark.parametrize("rules, credited, outcome", [
+    (("LoadData2D-l1-align",), False, "false-reject"),          # an unrelated rule of the spec: no reading makes it break it
+    (("their-512-byte-alignment",), False, "false-reject"),     # an id the spec does not know: likewise
+    (("LoadData2D-dstGap-training-D24",), False, "disputed"),   # the rule D24=must-be-zero makes the case break
+    ((), False, "false-reject"),                                # no rule named, no evidence: credited to no reading
+    ((), True, "disputed"),                                     # its twin (dstGap 0) accepted: the rejection is for D24
+    (("their-512-byte-alignment",), True, "disputed"),          # an id of its own, the twin accepted: likewise
 ])
-def test_a_rejection_follows_a_reading_only_through_the_rules_it_names(rules, outcome) -> None:
+def test_a_rejection_follows_a_reading_only_through_the_rules_it_names_or_its_twin(rules, credited, outcome) -> None:
     """The C++ simulator's case: it rejects legal LoadData2D calls for a stricter alignment; with dstGap != 0 on
     atlas-training the case also depends on D24, whose alternative makes it illegal. Naming its alignment rule,
-    the rejection is a false-reject (it was once credited to D24=must-be-zero as disputed)."""
-    verdict = judged(training_gap_case(), rejected(*rules))
+    or no rule without evidence, the rejection is a false-reject (it was once credited to D24=must-be-zero as
+    disputed); it follows D24=must-be-zero by naming D24's rule, or when its twin was accepted (`credited`)."""
+    verdict = judged(training_gap_case(), rejected(*rules), credited=credited)
     assert verdict.outcome == outcome and verdict.is_failure is (outcome == "false-reject")
     if outcome == "false-reject":
         assert verdict.followed is None and dict(verdict.points) == {"D24": "none"}
@@ -267,7 +271,9 @@ def test_a_disputed_rejection_under_each_reading() -> None:
     writes, _ = mutated(two_bursts(), "UB", lambda image: None)   # the bytes of a blockCount-2 move
     assert judged(case, ok_memory(writes.memory)).outcome == "missed-reject"
     assert judged(case, no_op, "devkit").outcome == "pass"
-    under_devkit = judged(case, rejected(), "devkit")   # devkit names D1: following the seed's D1 fails it
+    unproven = judged(case, rejected(), "devkit")   # no evidence that the rejection is for D1: it follows nothing
+    assert unproven.outcome == "false-reject" and dict(unproven.points) == {"D1": "none"} and unproven.followed is None
+    under_devkit = judged(case, rejected(), "devkit", credited=True)   # devkit names D1: following the seed's fails it
     assert under_devkit.outcome == "false-reject" and under_devkit.is_failure and under_devkit.reading == "devkit"
     assert dict(under_devkit.points) == {"D1": "seed"} and "D1=" not in under_devkit.followed
     assert "but this run certifies D1=devkit" in under_devkit.message

@@ -94,7 +94,7 @@ def outcomes_json(case: Any, spec: Spec, reading: Reading) -> dict[str, Any]:
 def expect_file(path: Path, answer: Callable[[Any], dict[str, Any]]) -> int:
     """The result of the case in the file at `path`, pretty-printed; an unreadable file is a usage error."""
     try:
-        data = path.read_bytes()
+        data = bounded.read_file(path, bounded.MAX_LINE_BYTES)   # InputError (a usage error) when larger
     except FileNotFoundError:
         raise ConformanceError(f"{path}: no such case file") from None
     except IsADirectoryError:
@@ -114,11 +114,12 @@ def expect_stream(stdin: TextIO, stdout: TextIO, answer: Callable[[Any], dict[st
     """One compact result line per non-blank input line, in order; a line that cannot be read (format.bounded:
     not UTF-8, not JSON, too deep, NaN, ...) or is not a valid case gets an error result, and the stream goes
     on."""
-    for number, line in bounded.lines(stdin):
-        if not line.strip():
+    for line in bounded.lines(stdin):
+        number = line.number
+        if not line.data.strip():
             continue
         try:
-            case = bounded.loads(line, f"line {number}")
+            case = line.json(f"line {number}", bounded.MAX_LINE_BYTES)
         except bounded.InputError as error:
             write_json({"status": ResultStatus.ERROR.value, "message": str(error)}, compact=True, stream=stdout)
             continue

@@ -9,9 +9,11 @@ from typing import Any
 
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format.defaults import PROFILES
-from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, verify_pack
+from ascendc_conformance.format.exits import help_text
+from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, check_new_directory
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.pack_build import BuildSettings, build
+from ascendc_conformance.runner.pack_check import check_pack
 from ascendc_conformance.spec.loader import load_spec
 
 PROGRESS_STEPS = 10   # progress lines of a build (one per tenth of its tests)
@@ -33,7 +35,9 @@ def register(subparsers: Any) -> None:
                     "of every file), FORMAT.md and one gzip'ed JSON file per test. Memory regions are\n"
                     "given by a fill recipe (seed, size), expected images by their SHA-256. The pack id,\n"
                     "the SHA-256 of manifest.json, is printed. A limit test (test_limit) depends on a\n"
-                    "target's declared limits and is not in a pack.",
+                    "target's declared limits and is not in a pack.\n\n"
+                    + help_text("0 the pack was written", "an --out that cannot be made or written is a usage "
+                                "error, a disk that fills up while writing is 3"),
         examples=["ascendc-conformance pack build --profile full --seed 7 --out pack-full/",
                   "ascendc-conformance pack build --profile ci --product atlas-a2 --api DataCopy --out pack/"])
     profile = options.named("profile")
@@ -50,16 +54,27 @@ def register(subparsers: Any) -> None:
         option = options.named(name)
         build_parser.add_argument(option.cli_flag, dest=name, **option.argparse_kwargs())
     build_parser.add_argument("--out", required=True, metavar="DIR", help="a new (or empty) directory for the pack")
+    build_parser.add_argument("--workers", type=options.named("workers").parse, default=1, metavar="N",
+                              help=f"processes drawing the tests, 1 to {options.MAX_WORKERS} (default 1); the same "
+                                   "pack, byte for byte, whatever N")
     build_parser.set_defaults(func=cmd_build)
 
     verify_parser = add_verb_parser(
-        verbs, "verify", help="check a pack: every file against the manifest's SHA-256 and the schema",
-        description="Check a pack alone: manifest.json against the pack schema, every file it lists against\n"
-                    "its SHA-256 (a missing, changed or unlisted file is refused), every test file against\n"
-                    "the schema and the manifest's counts. Prints the pack id and what the pack holds;\n"
-                    "a problem is one line naming the file (exit 2).",
-        examples=["ascendc-conformance pack verify pack-full/"])
+        verbs, "verify", help="check a pack fully: hashes, schema, its manifest's claims, every expected result",
+        description="Check a pack alone, as `run --pack` checks it before its first case and more: manifest.json\n"
+                    "against the pack schema; every file it lists against its SHA-256 (a missing, changed or\n"
+                    "unlisted file is refused); every test file against the schema and its manifest entry\n"
+                    "(test id, kind, number of cases, case ids) and every fill recipe against the largest\n"
+                    "region a case carries; the manifest's counts against its tests, each test's cases against\n"
+                    "its profile's, its spec and test list against this suite's for its selection; and every\n"
+                    "case's expected result, under every reading it stores, worked out again by the reference.\n"
+                    "Prints the pack id and what the pack holds; a problem is one line naming the file (exit 2).\n"
+                    "With --pack-id, a pack whose id differs is refused first.",
+        examples=["ascendc-conformance pack verify pack-full/",
+                  "ascendc-conformance pack verify pack-full/ --pack-id 3f1c…(the 64 hex digits published)"])
     verify_parser.add_argument("directory", metavar="DIR", help="the pack's directory")
+    verify_parser.add_argument("--pack-id", type=options.pack_id, metavar="ID",
+                               help="the id the pack's certifier published: a pack whose id differs is refused")
     verify_parser.set_defaults(func=cmd_verify)
 
 
@@ -75,13 +90,17 @@ def cmd_build(args: argparse.Namespace) -> int:
             print(f"pack build (profile {settings.profile}, seed {settings.seed}): {done}/{total} tests ({test_id})",
                   file=sys.stderr, flush=True)
 
-    pack = build(settings, load_spec(), Path(args.out), progress)
+    try:   # before drawing anything: a usage error naming --out
+        check_new_directory(Path(args.out))
+    except PackError as error:
+        raise PackError(f"--out: {error}") from None
+    pack = build(settings, load_spec(), Path(args.out), progress, workers=args.workers)
     _describe(pack)
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    _describe(verify_pack(Path(args.directory)))
+    _describe(check_pack(Path(args.directory), load_spec(), pack_id=args.pack_id, rederive_pinned=True))
     return 0
 
 

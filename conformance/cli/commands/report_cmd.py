@@ -7,6 +7,9 @@ from typing import Any
 
 from ascendc_conformance.cli.commands import add_verb_parser, write_json
 from ascendc_conformance.format.errors import ConformanceError
+from ascendc_conformance.format.exits import help_text
+from ascendc_conformance.format.files import output_directory, usable_path
+from ascendc_conformance.format.text import terminal
 from ascendc_conformance.reports import FORMATS, build_document, load_results, render_document, write_all, write_text
 from ascendc_conformance.reports.compare import compare, render_table
 from ascendc_conformance.spec.loader import load_spec
@@ -35,10 +38,13 @@ def register(subparsers: Any) -> None:
                "with --format one file is written to --out PATH (a file, '-' for stdout, or a directory) or\n"
                "into the source's directory. Merging several sources requires --out.\n"
                "Each line of results.jsonl is checked (strict JSON, the types of its fields); a bad line is\n"
-               "named as file:line and field, only an unfinished last line of a killed run is skipped.\n"
-               "Exit codes: 0 reports written / comparison printed; 1 with --fail-on-regression, NEW regressed\n"
-               "(a new cause of failure, or lost coverage); 2 unreadable or malformed results, shards of\n"
-               "different runs, or an output that cannot be written.")
+               "named as file:line and field; only a line a killed run left unfinished (the last one, or one\n"
+               "followed by a later run's records) is skipped. A file holding several runs (a reused report\n"
+               "directory) is reported as its last run. The file is read one line at a time: memory holds the\n"
+               "last run's records (one per test), never the whole file.\n\n"
+               + help_text("0 reports written / comparison printed; 1 with --fail-on-regression, NEW regressed "
+                           "(a new cause of failure, or lost coverage); 2 also unreadable or malformed results, "
+                           "shards of different runs, or an output directory that cannot be created or written"))
     parser.add_argument("sources", nargs="*", metavar="SOURCE", help="report directory or results.jsonl; several = shards")
     parser.add_argument("--format", choices=FORMAT_CHOICES, help="write only this format")
     parser.add_argument("--out", metavar="PATH", help="output directory (all formats) or file (--format; '-' = stdout)")
@@ -67,18 +73,24 @@ def cmd_report(args: Any) -> int:
         raise ConformanceError("--fail-on-regression goes with --compare OLD NEW")
     if not args.sources:
         raise ConformanceError("give a report directory or results.jsonl (or --compare OLD NEW); see --help")
-    results = load_results(*args.sources)
     merging = len(args.sources) > 1
     if merging and not args.out:
         raise ConformanceError(f"merging {len(args.sources)} sources needs --out DIR (where the merged report goes)")
+    if args.out and args.out != "-":   # a usage error before the sources are read
+        try:
+            usable_path(Path(args.out))
+        except ConformanceError as error:
+            raise ConformanceError(f"--out: {error}") from None
+    results = load_results(*args.sources)
     for note in results.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(terminal(f"note: {note}"), file=sys.stderr)
     if args.format is None:
         if args.out == "-":
             raise ConformanceError("--out - (stdout) needs one --format")
         out_dir = Path(args.out) if args.out else _own_dir(args.sources[0])
         if out_dir.exists() and not out_dir.is_dir():
             raise ConformanceError(f"--out {out_dir}: not a directory (without --format every format is written)")
+        _writable("--out" if args.out else "SOURCE", out_dir)
         written = write_all(out_dir, results, spec=load_spec(), details=args.details)
         for fmt, path in written.items():
             print(f"{fmt}: {path}")
@@ -94,10 +106,20 @@ def cmd_report(args: Any) -> int:
         path = out / name if out.is_dir() or args.out.endswith(("/", "\\")) else out
     else:
         path = _own_dir(args.sources[0]) / name
+    _writable("--out" if args.out else "SOURCE", path.parent)
+    usable_path(path)
     doc = build_document(results, path.parent, spec=load_spec(), details=args.details)
     write_text(path, render_document(args.format, doc))
     print(f"{args.format}: {path}")
     return 0
+
+
+def _writable(option: str, directory: Path) -> None:
+    """A usage error (one line naming the option) unless reports can be written into `directory`."""
+    try:
+        output_directory(directory)
+    except ConformanceError as error:
+        raise ConformanceError(f"{option}: {error}") from None
 
 
 def _own_dir(source: str) -> Path:
@@ -112,6 +134,6 @@ def _compare(args: Any) -> int:
     if args.json:
         write_json(comparison.to_json())
     else:
-        sys.stdout.write(render_table(comparison))
+        sys.stdout.write(terminal(render_table(comparison)))
         sys.stdout.flush()
     return 1 if args.fail_on_regression and comparison.regression else 0

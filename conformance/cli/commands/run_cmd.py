@@ -15,6 +15,8 @@ from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ReadingError
+from ascendc_conformance.format.exits import help_text
+from ascendc_conformance.format.text import terminal
 from ascendc_conformance.format.results import case_summary, format_params
 from ascendc_conformance.judge.diagnosis import Actual, actual_of, explains
 from ascendc_conformance.judge.verdict import judge
@@ -41,13 +43,14 @@ def register(subparsers: Any) -> None:
                     "apart, never a failure. With --pack, the same tests take the cases of a certification\n"
                     "pack (`ascendc-conformance pack build`) instead of drawing them.\n\n"
                     "Every option, the target's start and hello and the report directory are checked\n"
-                    "before the run starts; a problem is one line naming the option (exit 2).\n\n"
+                    "before the run starts; a problem is one line naming the option (exit 2). One run at a\n"
+                    "time per --report directory: it is locked while a run writes into it.\n\n"
                     "With --baseline, a test failing only with causes of an earlier run is known and passes:\n"
                     "the run fails on new causes only. A failing case is sent again before it is reported: an\n"
                     "answer that changes is flaky (failing the run unless --allow-flaky).\n\n"
-                    "Exit codes: 0 the target conforms on what was run (with --baseline: no new cause fails);\n"
-                    "1 it does not; 2 a usage error, a -k pytest cannot parse among them (nothing was run);\n"
-                    "3 the suite's own internal error; 5 no test was selected.",
+                    + help_text("0 the target conforms on what was run (with --baseline: no new cause fails); 1 it "
+                                "does not (a -k expression pytest cannot parse is a usage error, 2)",
+                                "5 no test was selected"),
         examples=["ascendc-conformance run --target reference --profile ci",
                   "ascendc-conformance run --target 'exec:./my_sim --jsonl' --product 910B --report out/",
                   "ascendc-conformance run --target 'exec:./my_sim' --reading devkit --reading D13=destination-bytes",
@@ -63,7 +66,8 @@ def register(subparsers: Any) -> None:
     replay_parser = add_verb_parser(
         subparsers, "replay", help="re-run one saved failing case against a target",
         description="Re-run the case of a replay file (saved in <report>/replays/ by a failing run) on\n"
-                    "TARGET and print the verdict with its diff. Exit 0 if the target now passes it.",
+                    "TARGET and print the verdict with its diff.\n\n"
+                    + help_text("0 the target now passes the case; 1 it still fails it"),
         examples=["ascendc-conformance replay out/replays/test_legal_atlas-a2-DataCopy-GM-_VECIN-half.json "
                   "--target 'exec:./my_sim'"])
     replay_parser.add_argument("file", metavar="FILE", help="a replay file")
@@ -131,11 +135,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
     with open_target(args.target, spec, timeout=args.timeout) as target:
         answer = target.execute(saved.case)
         verdict = judge(saved.case, expected, answer, target.hello, reading=reading, others=others, spec=spec)
-    print(f"case: {format_params(case_summary(saved.case))}")
+    print(terminal(f"case: {format_params(case_summary(saved.case))}"))
     if saved.hypothesis is not None:
-        print(f"hypothesis: {saved.hypothesis.words} ({saved.hypothesis.id}): "
-              f"{_still_shown(saved.hypothesis, saved.case, expected, actual_of(answer), spec, reading)}")
-    print(verdict.describe())
+        print(terminal(f"hypothesis: {saved.hypothesis.words} ({saved.hypothesis.id}): "
+                       f"{_still_shown(saved.hypothesis, saved.case, expected, actual_of(answer), spec, reading)}"))
+    print(terminal(verdict.describe()))
     now = "still fails" if verdict.is_failure else "now passes"
     saved_words = f" (saved verdict: {saved.outcome})" if saved.outcome is not None else ""
     print(f"verdict: {verdict.outcome} — the target {now} this case{saved_words}")

@@ -1,0 +1,74 @@
+"""format.wire: the fast path (orjson, pybase64) gives the standard library's bytes and refuses what it refuses."""
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ascendc_conformance.format import wire
+
+FAST = pytest.mark.skipif(wire.orjson is None or wire.pybase64 is None, reason="the fast extra is not installed")
+
+
+def stdlib_decode(text: str) -> bytes | type[Exception]:
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        return binascii.Error
+    except ValueError:
+        return ValueError
+
+
+def decoded(text: str) -> bytes | type[Exception]:
+    try:
+        return wire.b64decode(text)
+    except binascii.Error:
+        return binascii.Error
+    except ValueError:
+        return ValueError
+
+
+@FAST
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="AQgw+/=\n a\u00e9", max_size=12) | st.binary(max_size=40).map(
+    lambda raw: base64.b64encode(raw).decode()))
+def test_decoding_accepts_and_refuses_what_the_standard_library_does(text: str) -> None:
+    assert decoded(text) == stdlib_decode(text)
+
+
+@FAST
+def test_a_refused_text_has_the_standard_librarys_message() -> None:
+    with pytest.raises(binascii.Error) as fast:
+        wire.b64decode("AB=")
+    with pytest.raises(binascii.Error) as stdlib:
+        base64.b64decode("AB=", validate=True)
+    assert str(fast.value) == str(stdlib.value)
+
+
+@given(st.binary(max_size=300))
+def test_encoding_is_the_standard_librarys(raw: bytes) -> None:
+    assert wire.b64encode(raw) == base64.b64encode(raw).decode("ascii")
+
+
+MESSAGES = [
+    {"id": 7, "op": "execute", "case": {"api": "DataCopy", "params": {"blockCount": 2, "x": -1, "big": 2**64 - 1},
+                                        "memory": {"GM": {"address": 2**63, "data": "AAEC"}}, "tags": ["a", "b"]}},
+    {"id": 1, "op": "hello", "text": "naïve \u2028 \"quoted\" \\ back\nslash", "empty": {}, "list": [], "none": None},
+    {"huge": 2**70, "negative": -(2**63), "flag": True},
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES)
+def test_a_json_line_is_what_json_dumps_writes(message: dict) -> None:
+    assert wire.json_line(message) == (json.dumps(message, separators=(",", ":")) + "\n").encode()
+
+
+@pytest.mark.parametrize("message", MESSAGES)
+def test_the_standard_library_path_writes_the_same(message: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = wire.json_line(message), wire.b64encode(b"\x00\xff" * 9), wire.b64decode("AAEC")
+    monkeypatch.setattr(wire, "orjson", None)
+    monkeypatch.setattr(wire, "pybase64", None)
+    assert (wire.json_line(message), wire.b64encode(b"\x00\xff" * 9), wire.b64decode("AAEC")) == fast
