@@ -48,8 +48,11 @@ import cases  # noqa: E402
 import naive_peer  # noqa: E402
 import timeline  # noqa: E402
 from ascendc_conformance import reference  # noqa: E402
-from ascendc_conformance.format.case import Case  # noqa: E402
+from ascendc_conformance.format.case import Case, ResultStatus  # noqa: E402
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose  # noqa: E402
+from ascendc_conformance.judge.verdict import judge  # noqa: E402
 from ascendc_conformance.spec.loader import load_spec  # noqa: E402
+from ascendc_conformance.strategies.faults import faults  # noqa: E402
 from ascendc_conformance.strategies.legal import legal_cases, select_paths  # noqa: E402
 from ascendc_conformance.strategies.sample import draw  # noqa: E402
 from ascendc_conformance.format.outcome import FAILURES as FAILING  # noqa: E402
@@ -65,6 +68,7 @@ GOALS = {"reference_vs_memcpy": "<= 2", "reference_small_case_us": "<= 50", "ref
          "exec_vs_inprocess": "<= 2", "generation_cases_per_s": "-", "ci_profile_seconds": "<= 60",
          "xdist_speedup": ">= 1.7", "peak_rss_mb": "<= 1024", "plugin_overhead_ms": "<= 20",
          "time_to_first_failure_s": "median <= 5, max <= 15", "failing_run_ratio": "<= 1.5",
+         "diagnosis_us_per_failing_case": "- (failing_run_ratio <= 1.5 once the judge diagnoses)",
          "catalogue_caught": "every (bug, seed)", "pack_vs_profile": "<= 0.2", "pack_exec_vs_inprocess": "<= 1.5",
          "pack_cases_per_s": "-", "pack_sizes_mib": "ci <= 5 MB, full <= 50 MB", "pack_unpinned_vs_pinned": "-",
          "ci_fixed_seconds": "<= 5", "exec_runner_us_per_case": "<= 300", "pack_build_speedup": ">= 1.6 (2 workers)"}
@@ -286,6 +290,46 @@ def generation_cases_per_s(repeats: int, details: dict, count: int = 60) -> dict
         log(f"  generation_cases_per_s {api}: {out[api]}")
     details["generation_cases_per_s"] = {"cases_per_sample": count, "samples": repeats}
     return out
+
+
+# --- 5b. diagnosing a failing case -------------------------------------------------------------------------------------
+
+def diagnosis_us_per_failing_case(repeats: int, details: dict, legal: int = 60, per_fault: int = 2) -> dict:
+    """Microseconds judge.diagnosis.diagnose takes per failing case, over the catalogue of buggy targets: for each
+    bug (but the reading followers, which fail nothing), `legal` legal cases and `per_fault` cases of every fault
+    of its product and API (fixed seeds), the failing ones diagnosed `repeats` times each; the median over the
+    bugs of each bug's median, and the worst bug's."""
+    spec = SPEC
+    pools: dict[tuple[str, str], list[Case]] = {}
+    per_bug: dict[str, dict] = {}
+    for bug in buggy_targets.CATALOGUE:
+        if issubclass(bug, buggy_targets.ReadingFollower):
+            continue
+        product, api, _ = bug.SHOWS_IN
+        if (product, api) not in pools:
+            fault_cases = [case for fault in faults(spec, [product], [api])
+                           for case in draw(fault.strategy(), per_fault, 2, keep=lambda case: case)]
+            pools[product, api] = draw(legal_cases(spec, select_paths(spec, [product], [api])), legal, 1,
+                                       keep=lambda case: case) + fault_cases
+        failing = []
+        with open_target(f"python:tests.fixtures.buggy.targets:{bug.__name__}", spec) as target:
+            for case in pools[product, api]:
+                expected = reference.expect(case, spec)
+                if expected.status not in (ResultStatus.OK, ResultStatus.REJECTED):
+                    continue
+                answer = target.execute(case)
+                if judge(case, expected, answer, target.hello, spec=spec).is_failure:
+                    failing.append((case, expected, actual_of(answer)))
+        if not failing:
+            continue
+        seconds = median_time(lambda: [diagnose(c, e, a, spec, spec.seed_reading) for c, e, a in failing],
+                              repeats=repeats)
+        per_bug[bug.__name__] = {"failing_cases": len(failing), "us": round(seconds / len(failing) * 1e6)}
+        log(f"  {bug.__name__}: {per_bug[bug.__name__]}")
+    details["diagnosis_us_per_failing_case"] = per_bug
+    worst = max(per_bug, key=lambda name: per_bug[name]["us"])
+    return {"median": statistics.median(info["us"] for info in per_bug.values()), "max": per_bug[worst]["us"],
+            "worst": worst, "failing_cases": sum(info["failing_cases"] for info in per_bug.values())}
 
 
 # --- 6. the CI profile run ---------------------------------------------------------------------------------------------
@@ -651,6 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     results["generation_cases_per_s"] = generation_cases_per_s(3, details)
     log("plugin overhead on unrelated pytest runs ...")
     results["plugin_overhead_ms"] = plugin_overhead_ms(args.repeats, details)
+    log("diagnosing the catalogue's failing cases ...")
+    results["diagnosis_us_per_failing_case"] = diagnosis_us_per_failing_case(3, details)
     if args.skip_run:
         results["time_to_first_failure_s"] = results["failing_run_ratio"] = results["catalogue_caught"] = None
     else:

@@ -51,7 +51,7 @@ def expect(case: Case, spec: Spec, *, reading: Reading | None = None,
 def legal_transfer(call: Call, ignore: frozenset[str] = frozenset()) -> Transfer | None:
     """What a call moves when the reference answers it ok as if the case's regions held every byte it touches
     (the region bounds are not judged, nor the rules in `ignore`; every other rule is), else None: for
-    comparing what two calls move without their memory images (reference.bit_witness, judge.misread)."""
+    comparing what two calls move without their memory images (reference.bit_witness)."""
     judged = _judged(call, frozenset({BOUNDS}) | ignore)
     return None if isinstance(judged, Result) else judged[0]
 

@@ -4,14 +4,17 @@ Everything the reference does that is the same for every API (resolving a case, 
 form, range, multiple and alignment, memory bounds and capacity, moving the bytes of a plan, whether a bit of a
 parameter has an effect) is generic. What differs per API is in its module: how the parameters turn into element
 indices (`plan`), the API's relation rules (`RELATIONS`, keyed by the `check` names its spec file uses), how a
-destination element is named in a diff (`locate`), and how one bit of a parameter is cleared so that the call
-stays legal (`bit_flips`), and the byte offsets its calls compute (`derived`). `module_for(api)` finds the module of an API and checks it against `ApiReference`.
+destination element is named in a diff (`locate`), how one bit of a parameter is cleared so that the call
+stays legal (`bit_flips`), the byte offsets its calls compute (`derived`), how a field a target misreads changes
+the call (`read_as`), and the API's own bug classes (`MISREADINGS`, reference.hypotheses). `module_for(api)`
+finds the module of an API and checks it against `ApiReference`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.misreading import Misreading, Read
 from ascendc_conformance.reference.transfer import Transfer
 from ascendc_conformance.spec.implementations import implementation
 from ascendc_conformance.spec.model import Api, Rule
@@ -28,6 +31,11 @@ class ApiReference(Protocol):
 
     RELATIONS: Mapping[str, Relation]
     """Every `check` name the API's relation rules use (spec/<api>.yaml `rules[].check`) -> its Relation."""
+
+    MISREADINGS: Sequence[Misreading]
+    """The API's own bug classes, as reference.hypotheses names them: a gap measured start to start, a count
+    rounded up, a field in the wrong unit... (the generic ones, a field kept in too few bits, read as signed,
+    ignored or off by one, come from `read_as`). May be empty."""
 
     def plan(self, call: Call) -> Transfer:
         """The elements the call moves: source and destination element indices (from each operand's start) in
@@ -54,6 +62,14 @@ class ApiReference(Protocol):
         a slice element's or a row's byte offset from its operand's start) takes over the accesses of `call`,
         by the quantity's name; a quantity the call's form does not compute (or a call that moves nothing) is
         left out. reference.crossings compares it with 2^width for each of the quantity's widths."""
+
+    def read_as(self, call: Call, field: str, read: Read) -> dict[str, Any] | None:
+        """The parameters of the call as a target that reads every value of `field` through `read` has them
+        (a field kept in 8 bits: `value & 0xFF`): `field` is a parameter, or `<Struct>.<member>` for that member
+        in every array of that struct (`SliceInfo.stride`, both operands, every dimension); the parameters that
+        legality ties to it move along as in `bit_flips` (a slice's endIndex keeps its slice count). None where
+        no value of the field reads otherwise. `reference.misreading.scalar_read_as` does it for plain
+        parameters."""
 
 
 def module_for(api: Api) -> ApiReference:

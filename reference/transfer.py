@@ -421,7 +421,7 @@ def through_regions(call: Call, transfer: Transfer) -> tuple[dict[str, Region], 
     """The case's regions after a target that trusts its parameters moves `transfer` through them, bounds
     unchecked: a byte written outside every region is lost, and a byte read outside them is unknown — it reads
     as 0 here, and `unknown` marks, per region key, the bytes written from such a source. What a target that
-    misreads a parameter leaves in the bytes the case holds (judge.misread)."""
+    misreads a parameter leaves in the bytes the case holds (reference.prediction)."""
     memory = dict(call.case.memory)
     src_starts, size = element_starts(call, "src", transfer), call.src_dtype.size
     values = np.zeros((src_starts.size, size), dtype=np.uint8)

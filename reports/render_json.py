@@ -20,12 +20,13 @@ import ascendc_conformance
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.crossings import crossings_summary
+from ascendc_conformance.reports.causes import Member, run_causes
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import RunResults, TestResult, thaw
 import jsonschema
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.results import Cause, TestKind, format_params, params_size
+from ascendc_conformance.format.results import Cause, TestKind, format_params
 from ascendc_conformance.judge.diff import format_diff
 from ascendc_conformance.spec.model import Spec
 
@@ -85,6 +86,10 @@ def _cause(test: TestResult) -> Cause:
     return cause
 
 
+DIAGNOSED = ("verdicts", "hypotheses", "shown_by", "words")
+"""What a test's record says of each cause's diagnosis (runner.diagnosing), kept as it is in report.json."""
+
+
 def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
     """Every distinct cause of the test's failures (one, derived from the record, when it recorded none)."""
     if not test.causes:
@@ -96,25 +101,26 @@ def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
              "diff_text": diff_text(entry.get("diff")), "replay": _replay_for(entry.get("replay"), test, report_dir),
              "replay_command": entry.get("replay_command"), "case": thaw(entry.get("case")),
              "params": format_params(entry.get("case")), "cases": entry.get("cases", 0),
-             "known": bool(entry.get("known"))} for entry in test.causes]
+             "known": bool(entry.get("known")),
+             **{key: thaw(entry[key]) for key in DIAGNOSED if key in entry}} for entry in test.causes]
 
 
-def failure_groups(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every cause of every failing test, grouped by cause, most frequent first; each group names its failing
-    tests and its smallest case (the one with the smallest parameters over the group) with its replay."""
-    groups: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {}
-    for failure in failures:
-        for cause in failure["causes"]:
-            groups.setdefault(cause["cause"]["label"], []).append((failure, cause))
+def failure_groups(failures: list[dict[str, Any]], spec: Spec) -> list[dict[str, Any]]:
+    """The causes of the run (reports.causes: grouped across tests by the hypothesis that explains them, the others
+    by their diff-class cause), those explaining the most failing tests first; each names its failing tests, its
+    verdicts, its hypothesis (with the others that fit alike) and its smallest case with its replay."""
+    members = [Member(failure["test_id"], cause) for failure in failures for cause in failure["causes"]]
+    route = {failure["test_id"]: failure.get("route") for failure in failures}
     out = []
-    for members in groups.values():
-        test, smallest = min(members, key=lambda m: (_size(m[1].get("case")), m[0]["test_id"]))
-        routes = sorted({(m[1].get("case") or {}).get("route") or m[0].get("route") or "" for m in members} - {""})
-        out.append({"cause": smallest["cause"], "count": len(members), "tests": [m[0]["test_id"] for m in members],
-                    "routes": routes, "known": bool(smallest.get("known")),
-                    "smallest": {"test_id": test["test_id"],
-                                 **{key: smallest.get(key) for key in ("params", "message", "replay", "replay_command")}}})
-    return sorted(out, key=lambda group: (-group["count"], group["cause"]["label"]))
+    for found in run_causes(members, spec):
+        smallest = found.smallest
+        routes = {(member.entry.get("case") or {}).get("route") or route[member.test_id] or "" for member in found.members}
+        out.append({**found.to_json(), "routes": sorted(routes - {""}),
+                    "known": all(member.entry.get("known") for member in found.members),
+                    "smallest": {"test_id": smallest.test_id, "words": found.words,
+                                 **{key: smallest.entry.get(key) for key in ("params", "message", "replay",
+                                                                            "replay_command")}}})
+    return out
 
 
 def _summary(test: TestResult) -> dict[str, Any]:
@@ -129,11 +135,6 @@ def _cell(cell: dict[str, Any], details: bool) -> dict[str, Any]:
     if not details and cell["verdicts"].get(Outcome.PASS, 0) == len(cell["tests"]):
         cell["tests"] = []
     return cell
-
-
-def _size(case: dict[str, Any] | None) -> int:
-    """How big a failing case is, by its parameters (no case: as big as can be)."""
-    return params_size(case.get("params")) if case else 2**63
 
 
 def _waiver_key(waiver: Any) -> str:
@@ -195,7 +196,7 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
             "crossings": [row.to_json() for row in coverage.crossings],
         },
         "failures": failures,
-        "failure_groups": failure_groups(failures),
+        "failure_groups": failure_groups(failures, spec),
         "waivers": _waivers(results),
         "baseline": baseline.to_json() if (baseline := against_baseline(results)) is not None else None,
         "tests": [test.to_json() if details or test.verdict is not Outcome.PASS else _summary(test)

@@ -23,6 +23,8 @@ from ascendc_conformance.reports.crossings import CROSSINGS_COLUMNS, CROSSINGS_I
 from ascendc_conformance.reports.coverage import (READINGS_COLUMNS, READINGS_INTRO, STATE_SYMBOLS, matrix_tables,
                                                   reading_rows, state_rank)
 
+ALIKE_SHOWN = 3   # the other hypotheses that explain a cause group alike, listed by id
+
 
 class Code(str):
     """A value shown as code (a test id, parameters, a command): a code span, literal whatever it holds."""
@@ -80,6 +82,15 @@ def _fence(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
+def _alike(group: dict[str, Any]) -> str:
+    """The other hypotheses that explain every failure of a cause group alike, a few by id."""
+    others = (group.get("hypothesis") or {}).get("alternatives") or []
+    if not others:
+        return ""
+    more = f", … ({len(others) - ALIKE_SHOWN} more)" if len(others) > ALIKE_SHOWN else ""
+    return f"; fits alike: {', '.join(others[:ALIKE_SHOWN])}{more}"
+
+
 def _baseline(baseline: dict[str, Any]) -> list[str]:
     """The run against its baseline: every cause, new, known, fixed or not re-checked, with its tests."""
     out = ["## Baseline", "",
@@ -129,12 +140,13 @@ def render_md(doc: dict[str, Any]) -> str:
     # what a reader acts on first: one row per root cause (each failing test in full comes after the tables)
     out += ["## Failures by cause", ""]
     if doc.get("failure_groups"):
-        rows = [[g["cause"]["verdict"] + (" (known)" if g.get("known") else ""),
-                 g["cause"]["label"] + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
+        rows = [[", ".join(g.get("verdicts") or [g["cause"]["verdict"]]) + (" (known)" if g.get("known") else ""),
+                 g["smallest"].get("words", g["cause"]["label"]) + _alike(g)
+                 + (f" (on {', '.join(g['routes'])})" if g.get("routes") else ""),
                  g["count"], Code(g["smallest"]["test_id"]), Code(g["smallest"]["params"]),
                  Code(g["smallest"]["replay_command"]) if g["smallest"]["replay_command"] else "–"]
                 for g in doc["failure_groups"]]
-        out += [_table(rows, ["verdict", "cause", "tests", "smallest case", "params", "replay"]), ""]
+        out += [_table(rows, ["verdicts", "cause", "tests", "smallest case", "params", "replay"]), ""]
     else:
         out += ["No failure verdict.", ""]
 

@@ -4,7 +4,9 @@ The recorder asks for these lines when the run ends (with or without a report di
 certification states it, the failing tests and their distinct new causes, the other tests counted under their
 verdict's word (passed, disputed, waived, known, flaky under --allow-flaky, not supported, skipped: the words
 pytest's own summary counts the conformance tests under too), the reading and profile, where the report is;
-with a baseline, its known, new, fixed and not re-checked causes; and the replay command of the first cause.
+with a baseline, its known, new, fixed and not re-checked causes; and the first cause (reports.causes: one per
+hypothesis that explains failures, across the tests of every worker) — the one explaining the most failing
+tests, ties by its worst verdict — with its smallest case's replay command.
 The hints name the options of the entry point the run came from (`--report` or `--ascendc-report`). Before
 them, how far its legal cases reached (field bits witnessed, crossings of derived offsets made) and what
 reachable it left untested, and why (reports.untested).
@@ -17,9 +19,9 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.results import Cause, params_size
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
+from ascendc_conformance.reports.causes import Member, run_causes
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.model import TestResult, results_of
@@ -40,19 +42,7 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     coverage = build_coverage(results, spec)
     certification = certify(results, coverage)
     failing = [test for test in results.tests if results.fails_run(test)]
-    causes: dict[str, tuple[int, str | None]] = {}   # label -> (size of its smallest case, that case's replay)
-    for test in failing:
-        cause = test.cause
-        assert cause is not None, "a failing test has a cause"
-        entries = test.causes or ({"cause": cause.to_json(), "replay_command": test.replay_command,
-                                   "case": test.case},)
-        for entry in entries:
-            if entry.get("known"):
-                continue
-            label = Cause.from_json(entry["cause"]).label
-            size = params_size((entry.get("case") or {}).get("params"))
-            if label not in causes or size < causes[label][0]:
-                causes[label] = (size, entry.get("replay_command"))
+    causes = run_causes(_members(failing), spec)
     tally = Counter(test.verdict.tally(results.allows_flaky) for test in results.tests if not results.fails_run(test))
     order = [outcome.tally(results.allows_flaky) for outcome in Outcome]   # passed first, then worst first
     others = "; ".join(f"{tally[word]} {word}" for word in sorted(tally, key=lambda w: (w != "passed", order.index(w))))
@@ -83,8 +73,9 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     if baseline is not None:
         lines.append(f"{PREFIX} {baseline.summary}")
     if causes:
-        label, (_, replay) = next(iter(causes.items()))
-        lines.append(f"{PREFIX} first cause: {label}; its smallest case: "
+        first = causes[0]
+        replay = first.smallest.entry.get("replay_command")
+        lines.append(f"{PREFIX} first cause: {first.words}; its smallest case: "
                      + (replay or f"no replay file ({flag('report')} DIR saves one per cause)"))
     return lines
 
@@ -99,3 +90,16 @@ def _reach_line(coverage: Coverage) -> str:
     return (f"{PREFIX} reach: {bits['effective']} of {bits['reachable']} reachable field bits witnessed; "
             f"{crossings['crossed']} of {crossings['reachable']} reachable crossings of derived offsets made"
             + (f" (unreachable: {', '.join(unreachable)})" if unreachable else ""))
+
+
+def _members(failing: Sequence[TestResult]) -> list[Member]:
+    """Every new cause of every failing test (one derived from the record where it recorded none); the causes the
+    run's baseline holds are not counted."""
+    members = []
+    for test in failing:
+        cause = test.cause
+        assert cause is not None, "a failing test has a cause"
+        entries = test.causes or ({"cause": cause.to_json(), "verdict": test.verdict.value,
+                                   "replay_command": test.replay_command, "case": test.case},)
+        members += [Member(test.test_id, entry) for entry in entries if not entry.get("known")]
+    return members

@@ -506,6 +506,13 @@ class Reading:
         plain = {key: value for key, value in changes.items() if not key.startswith(("src_gap_", "dst_gap_"))}
         return replace(units, **gaps, **plain)
 
+    def with_units(self, name: str, changes: Mapping[str, Any]) -> "Reading":
+        """This reading with the DataCopy units entry `name` changed further, in the words of a disputed
+        alternative's `units` effect: how a target that misreads the units moves a call (reference.hypotheses).
+        Its choices, and so its equality and label, stay this reading's: it names no alternative."""
+        merged = {**self._units, name: frozen_map({**self._units.get(name, {}), **changes})}
+        return replace(self, _units=frozen_map(merged))
+
     def capacity(self, capacity: Capacity, point: str | None) -> int:
         """The capacity in bytes under this reading (`point`: the dispute of the capacity's rule)."""
         alternative = self.choices.get(point) if point else None

@@ -36,6 +36,19 @@ class ReplayError(ConformanceError):
 
 
 @dataclass(frozen=True)
+class Demonstrated:
+    """The hypothesis (a bug class, reference.hypotheses) a replay's case demonstrates: the one that names its
+    cause, and explains what the target did with this case."""
+
+    id: str       # "DataCopy.blockLen:kept-in-8-bits"
+    title: str    # "blockLen kept in 8 bits"
+    words: str    # with the case's values: "blockLen kept in 8 bits (256 read as 0)"
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "words": self.words}
+
+
+@dataclass(frozen=True)
 class Replay:
     """A saved failing case, as `replay` re-runs it (conformance/format/schema/replay-v1.schema.json)."""
 
@@ -43,6 +56,7 @@ class Replay:
     test_id: str | None = None
     outcome: Outcome | None = None    # the verdict the saving run gave
     reading: str | None = None        # the reading of the disputed points it judged under (its label)
+    hypothesis: Demonstrated | None = None   # the bug class it demonstrates (None: its cause had none)
 
 
 def file_name(test_id: str) -> str:
@@ -50,16 +64,19 @@ def file_name(test_id: str) -> str:
 
 
 def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Result | None,
-         verdict: Mapping[str, Any], target: str) -> Path:
+         verdict: Mapping[str, Any], target: str, *, hypothesis: Demonstrated | None = None) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
-    its own text once, up to REPLAY_TEXT_CHARS) and the verdict (without a second copy of either result). A large
-    GM region (tens of MiB) is saved as its fill recipe in the case, and as its size and SHA-256 in the results
-    (`compact`): the file stays small, and `replay` makes the bytes again. Written atomically (format.files): a
-    full disk leaves the previous file or none, never half of one; its OSError is the caller's."""
+    its own text once, up to REPLAY_TEXT_CHARS), the verdict (without a second copy of either result) and the
+    hypothesis the case demonstrates, if its cause has one. A large GM region (tens of MiB) is saved as its fill
+    recipe in the case, and as its size and SHA-256 in the results (`compact`): the file stays small, and `replay`
+    makes the bytes again. Written atomically (format.files): a full disk leaves the previous file or none, never
+    half of one; its OSError is the caller's."""
     directory.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target,
-                       "case": _case_json(case), "expected": compact(expected),
-                       "actual": kept(compact(actual)), "verdict": dict(verdict)}, indent=1, sort_keys=True)
+    data = {"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target, "case": _case_json(case),
+            "expected": compact(expected), "actual": kept(compact(actual)), "verdict": dict(verdict)}
+    if hypothesis is not None:
+        data["hypothesis"] = hypothesis.to_json()
+    text = json.dumps(data, indent=1, sort_keys=True)
     return write_atomic(directory / file_name(test_id), text.encode("utf-8"))
 
 
@@ -141,7 +158,10 @@ def load(path: Path) -> Replay:
         raise ReplayError(f"{path}: {error}") from None
     except ValueError as error:
         raise ReplayError(f"{path}: 'verdict.outcome': {error}") from None
-    return Replay(case=case, test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"))
+    shown = data.get("hypothesis")
+    hypothesis = Demonstrated(id=shown["id"], title=shown["title"], words=shown["words"]) if shown else None
+    return Replay(case=case, test_id=data.get("test_id"), outcome=outcome, reading=verdict.get("reading"),
+                  hypothesis=hypothesis)
 
 
 class _RecipeError(ValueError):

@@ -22,7 +22,11 @@ One JSON object per line, discriminated by "record":
    "replay_command": str|null, "duration_s": float, "waiver": {...}|null, "skip": <format.outcome.SkipReason>|null,
    "skipped_reason": str|null, "case": {case_summary of the smallest failing case}|null,
    "causes": [{"cause": {Cause.to_json()}, "verdict": str, "message": str, "diff": {...}|null, "replay": str|null,
-               "replay_command": str|null, "case": {case_summary}, "cases": n, "known": bool}, ...],
+               "replay_command": str|null, "case": {case_summary}, "cases": n,
+               "verdicts": [the verdicts of its cases, worst first], "hypotheses": [ids explaining every case of
+               it asked, simplest first; [] for none], "shown_by": [ids explaining its smallest case],
+               "words": "its named hypothesis with that case's values", "known": bool}, ...],   (the last four optional: records
+               written before diagnosis have none; reports.causes groups causes across tests by them)
    "bits": {"<API>": {"<field>": [bit, ...]}},   (optional: the bits of the parameters its legal cases witnessed
    first in their process, reference.bit_witness; a record without it witnessed none)
    "crossings": {"<API>": {"<derived quantity>": [width, ...]}}}   (optional: the widths 2^width its legal cases'
@@ -129,15 +133,19 @@ NAMED_RULES, NAMED_RULE_CHARS = 4, 80   # how much of the rules a false rejectio
 
 @dataclass(frozen=True)
 class Cause:
-    """One root cause of failures, as a person would group them: the API, the verdict, and what tells one
-    behaviour of the target from another — a fail's primary diff class (the class of its first differing run:
-    where the misplaced bytes start), or instead the misread field that explains the whole wrong copy
-    (judge.misread), the rules a false rejection named, the rule an illegal test's call breaks. Not the route (a dstGap ignored misplaces bursts on every route: the reports list the routes of a
-    cause), not the test kind (a legal and a boundary test of one bug are one cause) and not the other diff
-    classes a case happens to show; a flaky failure's cause is its API alone. A test records each of its causes;
-    the reports group failures by cause; a run shrinks only the first failure of each cause (its `shrink_key`);
-    a baseline and `report --compare` match causes by their `key`. `route` stays in the record's JSON,
-    empty, for readers of the first format."""
+    """One root cause of failures, as a person would group them.
+
+    A cause a hypothesis explains (judge.diagnosis, runner.diagnosing) is that hypothesis on its API: every
+    failure it explains, whatever its verdict, route, dtype or diff class — `hypothesis` its id, `title` its
+    words ("blockLen kept in 8 bits"), `verdict` the worst verdict seen of it. A cause no hypothesis explains is
+    told by the API, the verdict, and what tells one behaviour of the target from another: a fail's primary diff
+    class (the class of its first differing run: where the misplaced bytes start), the rules a false rejection
+    named, the rule an illegal test's call breaks. Not the route (a dstGap ignored misplaces bursts on every
+    route: the reports list the routes of a cause), not the test kind (a legal and a boundary test of one bug are
+    one cause) and not the other diff classes a case happens to show. A test records each of its causes; the
+    reports group them across tests (reports.causes); a run shrinks only the first failure of each cause (its
+    `shrink_key`); a flaky failure's cause is its API alone; a baseline and `report --compare` match causes by
+    their `key`. `route` stays in the record's JSON, empty, for readers of the first format."""
 
     api: str
     route: str
@@ -145,14 +153,14 @@ class Cause:
     diff_class: str = ""   # a fail's primary diff class
     named: str = ""        # the rules a false rejection named, sorted and joined by "+" (NO_RULE for none)
     rule: str = ""         # the rule an illegal test's call breaks
-    misread: str = ""      # a wrong copy one misread field explains: "bit 15 of srcStride dropped" (judge.misread)
+    hypothesis: str = ""   # the id of the hypothesis that explains it ("" for none): "DataCopy.blockLen:kept-in-8-bits"
+    title: str = ""        # that hypothesis in words: "blockLen kept in 8 bits"
 
     @classmethod
-    def of(cls, verdict: Outcome, case: Mapping[str, Any] | None, diff: Mapping[str, Any] | None = None, actual: Mapping[str, Any] | None = None,
-           fault_rule: str | None = None, misread: str = "") -> "Cause":
-        """The cause of a failing verdict on a case (its case_summary), with the verdict's diff and the target's
-        answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests); `misread`
-        the misread field that explains a wrong copy (judge.misread), which tells two such bugs apart."""
+    def of(cls, verdict: Outcome, case: Mapping[str, Any] | None, diff: Mapping[str, Any] | None = None,
+           actual: Mapping[str, Any] | None = None, fault_rule: str | None = None) -> "Cause":
+        """The diff-class cause of a failing verdict on a case (its case_summary), with the verdict's diff and the
+        target's answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests)."""
         case, diff = case or {}, diff or {}
         if verdict is Outcome.FLAKY:   # what a changing answer got wrong is chance: the API is the cause
             return cls(api=case.get("api") or "", route="", verdict=verdict)
@@ -163,40 +171,51 @@ class Cause:
             rules = sorted(str(rule) for rule in (actual or {}).get("rules") or ())
             named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
                              + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
-        # a misread field explains the whole wrong copy: which class its first differing run has is incidental
-        return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class="" if misread else primary,
-                   named=named, rule=fault_rule or "", misread=misread)
+        return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class=primary, named=named,
+                   rule=fault_rule or "")
+
+    @classmethod
+    def explained(cls, verdict: Outcome, api: str, hypothesis: str, title: str) -> "Cause":
+        """The cause a hypothesis explains (its id and title) on `api`, with the worst verdict seen of it."""
+        return cls(api=api, route="", verdict=verdict, hypothesis=hypothesis, title=title)
 
     @property
     def key(self) -> str:
-        """What a baseline matches this cause by (runner.baseline): the API, the verdict, the rule an illegal call
-        breaks and what tells the behaviour apart (the diff's first class or the misread field, the rules a false
-        rejection named); never a test id, a route or a seed, which change from run to run while the bug stays."""
-        return "|".join((self.api, self.verdict.value, self.rule, self.diff_class, self.misread, self.named))
+        """What a baseline and `report --compare` match this cause by (format.baseline): the API and the
+        hypothesis for an explained cause; else the API, verdict, rule an illegal call breaks, the diff's first
+        class and the rules a false rejection named; never a test id, a route or a seed, which change from run to
+        run while the bug stays."""
+        if self.hypothesis:
+            return f"{self.api}|{self.hypothesis}"
+        return "|".join((self.api, self.verdict.value, self.rule, self.diff_class, self.named))
 
     @property
-    def shrink_key(self) -> tuple[str, Outcome, str, str, str]:
+    def shrink_key(self) -> tuple[str, ...]:
         """Failures that would shrink to the same behaviour: one per run is shrunk (a missed rejection shrinks
         to the same small call whatever the rule)."""
-        return (self.api, self.verdict, self.diff_class, self.named, self.misread)
+        if self.hypothesis:
+            return (self.api, self.hypothesis)
+        return (self.api, self.verdict.value, self.diff_class, self.named)
 
     @property
     def label(self) -> str:
+        if self.hypothesis:
+            return f"{self.api} / {self.title or self.hypothesis}"
         named = f"naming {self.named}" if self.named else ""
-        parts = [self.api, self.route, self.verdict.value, self.diff_class, self.misread, named, self.rule]
+        parts = [self.api, self.route, self.verdict.value, self.diff_class, named, self.rule]
         return " / ".join(part for part in parts if part)
 
     def to_json(self) -> dict[str, str]:
         return {"api": self.api, "route": self.route, "verdict": self.verdict.value, "diff_class": self.diff_class,
-                "named": self.named, "rule": self.rule, "misread": self.misread, "label": self.label,
-                "key": self.key}
+                "named": self.named, "rule": self.rule, "hypothesis": self.hypothesis, "title": self.title,
+                "key": self.key, "label": self.label}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Cause":
         return cls(api=str(data.get("api") or ""), route=str(data.get("route") or ""),
                    verdict=Outcome.parse(data.get("verdict")), diff_class=str(data.get("diff_class") or ""),
                    named=str(data.get("named") or ""), rule=str(data.get("rule") or ""),
-                   misread=str(data.get("misread") or ""))
+                   hypothesis=str(data.get("hypothesis") or ""), title=str(data.get("title") or ""))
 
 
 class Subject(TypedDict, total=False):

@@ -20,6 +20,7 @@ from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.outcome import Outcome, Shown
 from ascendc_conformance.format.words import Word
+from ascendc_conformance.judge.diagnosis import diagnose as diagnosed_by
 from ascendc_conformance.judge.verdict import NONE, RuleNaming, Verdict, judge
 from ascendc_conformance.reference import points_of
 from ascendc_conformance.spec.model import Reading, Spec
@@ -142,21 +143,37 @@ def _point_in_question(expected: Result, others: Sequence[tuple[Reading, Result]
 
 def judge_with_evidence(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading,
                         others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
-                        rule: str | None = None, limit: Deviation | None = None, ask: Ask) -> Verdict:
+                        rule: str | None = None, limit: Deviation | None = None, ask: Ask,
+                        diagnose: bool = True) -> Verdict:
     """The verdict on `answer` as judge.verdict.judge gives it, with a rejection credited only for what it
     proves: where the verdict hinges on the case's twin (`question_for`), the twin is asked for (`ask`) and the
     judgment table of docs/evidence.md applied. `rule`: the rule a fault test breaks; `limit`: a limit probe's
-    declared limit (`expected` then the rejection the probe must get)."""
+    declared limit (`expected` then the rejection the probe must get). A failing verdict carries its diagnosis
+    (judge.diagnosis) on the case it is shown on (the twin's, when the verdict is the twin's answer), unless
+    `diagnose` is False (the runner diagnoses selectively: runner.diagnosing)."""
+    verdict = _with_evidence(case, expected, answer, hello, spec=spec, reading=reading, others=others,
+                             rule_naming=rule_naming, rule=rule, limit=limit, ask=ask)
+    what_it_did = verdict.what_it_did
+    if not diagnose or not verdict.is_failure or verdict.expected is None or what_it_did is None:
+        return verdict
+    shown = verdict.twin_case if verdict.twin_case is not None else case
+    return verdict.diagnosed(diagnosed_by(shown, verdict.expected, what_it_did, spec, reading))
+
+
+def _with_evidence(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading,
+                   others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, rule: str | None,
+                   limit: Deviation | None, ask: Ask) -> Verdict:
+    """The verdict of judge_with_evidence, undiagnosed."""
     question = question_for(case, expected, others, answer, spec=spec, reading=reading, rule_naming=rule_naming,
                             rule=rule, limit=limit)
     if question is None:
         verdict = judge(case, expected, answer, hello, spec=spec, reading=reading, others=others,
-                        rule_naming=rule_naming)
+                        rule_naming=rule_naming, diagnose=False)
         credited = verdict.outcome is Outcome.PASS and expected.status is ResultStatus.REJECTED
         return replace(verdict, shown=Shown.NAMED) if credited else verdict
     evidence = ask(question)
     verdict = judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming,
-                    credited=evidence.proof is Proof.ACCEPTED)
+                    credited=evidence.proof is Proof.ACCEPTED, diagnose=False)
     return _weighed(verdict, evidence, question, expected, spec)
 
 

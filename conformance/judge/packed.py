@@ -52,22 +52,23 @@ def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[R
 
 
 def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
-                 rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask) -> tuple[Verdict, Result]:
+                 rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask,
+                 diagnose: bool = True) -> tuple[Verdict, Result]:
     """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
     it was judged against (with its bytes when the reference had to work them out). A rejection is credited as
     in a profile run (judge.evidence): its twin, derived from the case, is asked for (`ask`) where the verdict
     hinges on it, and judged against the reference (a pack stores no twins). `rule`: the rule the case's test
-    is about."""
+    is about. A failing verdict is diagnosed unless `diagnose` is False (as judge.evidence.judge_with_evidence)."""
     expected, others = stored_expected(packed, reading, spec)
     answered = _answered_by_digest(answer)
     if not _differs(expected, answered):
         verdict = judge_with_evidence(case, expected, answered, hello, reading=reading, others=others,
-                                      rule_naming=rule_naming, spec=spec, rule=rule, ask=ask)
+                                      rule_naming=rule_naming, spec=spec, rule=rule, ask=ask, diagnose=False)
         if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
             return replace(verdict, actual=answer.result), expected
     expected, others = reference.expect_readings(case, spec, reading)
     return judge_with_evidence(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
-                               spec=spec, rule=rule, ask=ask), expected
+                               spec=spec, rule=rule, ask=ask, diagnose=diagnose), expected
 
 
 def twin_question(packed: PackedCase, case: Case, answer: Answer, *, reading: Reading, rule_naming: RuleNaming,

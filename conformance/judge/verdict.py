@@ -19,10 +19,14 @@ which of its readings the answer followed ("none" when it matched no reading).
 An answer that is not a result at all (timeout, crash, malformed answer, or the target's own
 ``{"status": "error"}``) keeps its own outcome even on a disputed case: no reading of any rule makes a
 crash or a hang the documented behaviour.
+
+A failing verdict carries its diagnosis (judge.diagnosis): the bug classes that reproduce the answer, the
+simplest named in its message. The runner asks for it selectively (runner.diagnosing) and judges with
+`diagnose=False`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
@@ -34,7 +38,7 @@ from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome, Shown
 from ascendc_conformance.format.words import Word
 from ascendc_conformance.judge.diff import Diff, diff_case, format_diff, same_memory
-from ascendc_conformance.judge.misread import Misread, misread
+from ascendc_conformance.judge.diagnosis import Actual, Diagnosis, actual_of, diagnose as diagnosed_by
 from ascendc_conformance.spec.model import Reading, Spec
 
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
@@ -78,7 +82,7 @@ class Verdict:
     followed: str | None = None       # a disputed verdict: the reading (label) the answer matched instead
     points: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))   # point -> reading followed
     named_rule: NamedRules | None = None   # a rejection of an illegal call that names rules: what they are
-    misread: Misread | None = None         # a wrong copy one misread field explains (judge.misread)
+    diagnosis: Diagnosis | None = None     # a failure: the hypotheses that explain it (None: not asked)
     shown: Shown | None = None             # a rejection of an illegal call: whether it was shown to be for its rule
     twin: str | None = None                # the counterfactual twin the verdict weighed, in words (judge.evidence)
     twin_case: Case | None = None          # the twin, when the verdict is its answer's (a fault masked by it)
@@ -97,6 +101,23 @@ class Verdict:
         """The target failed the case (a disputed, waived or unsupported case is never a failure)."""
         return self.outcome.is_failure
 
+    @property
+    def what_it_did(self) -> Actual | None:
+        """What the target did, as a diagnosis holds it against the hypotheses: its result, or the kind of an
+        answer that was none (None: it was not asked, or the suite could not judge)."""
+        if self.actual is not None:
+            return self.actual
+        return next((kind for kind in AnswerKind if kind is not AnswerKind.RESULT and kind.outcome is self.outcome),
+                    None) if self.expected is not None else None
+
+    def diagnosed(self, diagnosis: Diagnosis | None) -> "Verdict":
+        """The verdict carrying `diagnosis`, its message naming the simplest explanation."""
+        if diagnosis is None:
+            return self
+        first, newline, rest = self.message.partition("\n")   # after the first line (not after a stderr tail)
+        message = f"{first}; {diagnosis.describe()}{newline}{rest}" if diagnosis else self.message
+        return replace(self, diagnosis=diagnosis, message=message)
+
     def to_json(self) -> dict[str, Any]:
         """The verdict as a replay file keeps it (the results it was judged on are kept beside it)."""
         data: dict[str, Any] = {"outcome": self.outcome.value, "message": self.message,
@@ -105,8 +126,8 @@ class Verdict:
             data.update(reading=self.reading, followed=self.followed, points=dict(self.points))
         if self.named_rule is not None:
             data["named_rule"] = self.named_rule.value
-        if self.misread is not None:
-            data["misread"] = self.misread.label
+        if self.diagnosis:
+            data["diagnosis"] = self.diagnosis.to_json()
         if self.shown is not None:
             data["shown"] = self.shown.value
         if self.twin is not None:
@@ -121,7 +142,7 @@ class Verdict:
 
 def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None = None,
           others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
-          credited: bool = False) -> Verdict:
+          credited: bool = False, diagnose: bool = True) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
     under every other reading the case is compared with (reference.expect_readings).
@@ -136,7 +157,19 @@ def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: S
     Raises ValueError for a case that must not be judged: an expected "unspecified" (or "error") result,
     which the suite never generates, and an expected rejection put to a target that does not validate (the
     runner skips such cases).
+
+    A failing verdict carries its diagnosis (judge.diagnosis), unless `diagnose` is False.
     """
+    verdict = _judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming,
+                     credited=credited)
+    if not diagnose or not verdict.is_failure:
+        return verdict
+    return verdict.diagnosed(diagnosed_by(case, expected, actual_of(answer), spec, reading or spec.seed_reading))
+
+
+def _judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None,
+           others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, credited: bool) -> Verdict:
+    """The verdict without its diagnosis (see judge)."""
     status = expected.status
     if status is ResultStatus.UNSPECIFIED:
         raise ValueError("the reference leaves this case unspecified (rules "
@@ -159,10 +192,7 @@ def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: S
         return judged(outcome=Outcome.ERROR, message=f"the target answered status error: {message}")
     outcome, message, diff = _against(case, expected, actual, reading, spec)
     named = _named_rule(expected, actual, spec)
-    found = misread(case, actual.memory, reading, spec) if diff is not None and actual.memory is not None else None
-    if found is not None:   # a legal call answered with other bytes: a field kept in too few bits?
-        message += f"; {found.describe()}"
-    judged = partial(judged, diff=diff, named_rule=named, misread=found)
+    judged = partial(judged, diff=diff, named_rule=named)
     if rule_naming.wrong(named):
         outcome, message = Outcome.WRONG_RULE, (f"the target rejected the illegal call citing "
                                                 f"{_list(actual.rules)}, none of the rules it breaks: "

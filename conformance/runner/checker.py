@@ -3,9 +3,10 @@
 `Checker.check` is what every conformance test hands each case to (runner/suite): it decides whether the case
 is still worth sending (a test keeps sending the cases of its budget after a failure; Hypothesis's shrinking is
 bounded per test and per run), `judge_case` asks the reference and the target and judges the answer, and
-`_record` counts the verdict, applies the waivers and keeps each distinct cause of failure with its smallest
-case and replay file. A failure whose cause is to be shrunk is raised (ConformanceFailure) for Hypothesis.
-A rejection is credited only for what it proves: where the verdict hinges on it, the case's counterfactual twin
+`_record` counts the verdict, applies the waivers and keeps each distinct cause of failure — the hypothesis that
+explains it, runner.diagnosing — with its smallest case and replay file. A failure whose cause is to be shrunk is
+raised (ConformanceFailure, one class per cause) for Hypothesis, which then shrinks it to the smallest case that
+cause's hypothesis still explains. A rejection is credited only for what it proves: where the verdict hinges on it, the case's counterfactual twin
 is sent (runner.twins, judge.evidence); the legal cases the target accepts are kept for the fault tests to keep
 looking on (runner.twins.Accepted, runner.gates).
 """
@@ -31,6 +32,7 @@ from ascendc_conformance.judge.evidence import judge_with_evidence
 from ascendc_conformance.judge.packed import judge_packed
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict
 from ascendc_conformance.runner import flakes
+from ascendc_conformance.runner.diagnosing import Diagnoser
 from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
@@ -81,6 +83,7 @@ class Checker:
         self.waivers = waivers
         self.packed = packed                        # the run's cases come from a pack: never shrunk
         self.witnesses = BitWitnesses(spec, reading)
+        self.diagnoser = Diagnoser(spec, reading)
         self.twins = Twins(spec=spec, reading=reading, target=target, limits=target.hello.limits)
         self.accepted = Accepted()                  # the legal cases it accepted, for the fault tests to build on
         self._shrunk_causes: set[tuple[str, ...]] = set()   # Cause.shrink_key of every failure shrunk so far
@@ -139,7 +142,7 @@ class Checker:
             assert answer is not None, "a pack's case comes with the target's answer"
             judged_on = partial(judge_packed, packed, case, hello=self.target.hello, reading=self.reading,
                                 rule_naming=naming, spec=self.spec, rule=record.rule,
-                                ask=lambda question: self.twins.ask(question, case))
+                                ask=lambda question: self.twins.ask(question, case), diagnose=False)   # see _record
             verdict, expected = judged_on(answer)
             return Judged(case, expected, self._confirmed(case, answer, verdict, lambda again: judged_on(again)[0],
                                                           resend))
@@ -158,7 +161,8 @@ class Checker:
         answer = self.target.execute(case)
         verdict_of = partial(judge_with_evidence, case, expected, hello=self.target.hello, reading=self.reading,
                              others=others, rule_naming=naming, spec=self.spec, rule=record.rule, limit=limit,
-                             ask=lambda question: self.twins.ask(question, case))
+                             ask=lambda question: self.twins.ask(question, case),
+                             diagnose=False)   # see _record
         verdict = self._confirmed(case, answer, verdict_of(answer), verdict_of, resend)
         self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
         return Judged(case, expected, verdict)
@@ -178,9 +182,20 @@ class Checker:
         return record.failure_text if record.causes else None
 
     def finished(self, record: CheckRecord) -> None:
-        """A test ended: add the time it spent shrinking to the run's shrink budget."""
+        """A test ended: add the time it spent shrinking to the run's shrink budget; diagnose each cause's smallest
+        case (its replay file then names the hypothesis the cause ended with)."""
         if record.shrink_started is not None:
             self.shrink_spent += time.monotonic() - record.shrink_started
+        if record.kind is TestKind.LEGAL and record.plan is not None:
+            for state in [state for state in record.causes.values() if state.shrinking]:
+                pinned = self.diagnoser.demonstration(state)
+                judged = self.judge_case(record, pinned, record.plan) if pinned is not None else None
+                if judged is not None and self.diagnoser.shows(state, judged.case, judged.expected, judged.verdict):
+                    self._record(record, judged, record.plan, None, counted=False, packed=None)
+        self.diagnoser.finish(record)
+        for state in record.causes.values():
+            if state.replay is not None and state.hypotheses and state.hypotheses[0] != state.replay_hypothesis:
+                self._save_replay(record, state)
 
     def _shrink_budget_spent(self, record: CheckRecord) -> bool:
         assert record.shrink_started is not None
@@ -207,22 +222,27 @@ class Checker:
         # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
         misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
         fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
-        cause = Cause.of(verdict.outcome, summary, verdict.diff.to_json() if verdict.diff else None,
-                         verdict.actual.to_json() if verdict.actual else None, fault_rule,
-                         verdict.misread.label if verdict.misread else "")
+        fallback = Cause.of(verdict.outcome, summary, verdict.diff.to_json() if verdict.diff else None,
+                            verdict.actual.to_json() if verdict.actual else None, fault_rule)
+        attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted)
+        cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)
         record.failing[digest or _identity(drawn, packed)] = cause
         state = record.causes.get(cause)
         size = size_of(case)
         if state is None:
             state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
-                                                       summary=summary, size=size)
+                                                       summary=summary, size=size, case=case, expected=expected,
+                                                       hypotheses=attributed.hypotheses, title=cause.title)
             self._plan_shrinking(record, state)
-        elif size >= state.size:
-            state.cases += counted
-            return state
+            smaller = True
+        else:
+            smaller = size < state.size
+        state.verdicts.add(verdict.outcome)
         state.cases += counted
-        state.verdict, state.summary, state.size = verdict, summary, size
-        self._save_replay(record, state, case, expected)
+        if not smaller:
+            return state
+        state.verdict, state.summary, state.size, state.case, state.expected = verdict, summary, size, case, expected
+        self._save_replay(record, state)
         state.text = (f"{verdict.describe()}\nreplay: "
                       + (state.replay_command or f"(no replay file: {self.entry.flag('report')} DIR keeps one)"))
         return state
@@ -251,19 +271,22 @@ class Checker:
                                message=f"{verdict.outcome} waived ({waiver.reason}; {waiver.link}): {verdict.message}")
         return verdict
 
-    def _save_replay(self, record: CheckRecord, state: CauseRecord, case: Case, expected: Result) -> None:
-        """Save the cause's replay file; one the machine will not let it write (a full disk) is the run's
-        fault, not the target's: the verdict stands, without a replay, and the run stops after this test."""
+    def _save_replay(self, record: CheckRecord, state: CauseRecord) -> None:
+        """Write the replay file of a cause's smallest case, naming the hypothesis it demonstrates; one the machine
+        will not let it write (a full disk) is the run's fault, not the target's: the verdict stands, without a
+        replay, and the run stops after this test."""
         if self.settings.report_dir is None or self.machine_fault is not None:
             return
         name = record.test_id if state.index == 1 else f"{record.test_id}~cause{state.index}"
         directory = self.settings.report_dir / "replays"
+        hypothesis = self.diagnoser.replay_hypothesis(state)
         try:
-            path = replay.save(directory, name, case, expected, state.verdict.actual, state.verdict.to_json(),
-                               self.settings.target)
+            path = replay.save(directory, name, state.case, state.expected, state.verdict.actual,
+                               state.verdict.to_json(), self.settings.target, hypothesis=hypothesis)
         except OSError as error:
             self.machine_fault = MachineFault(directory / replay.file_name(name), error)
             return
+        state.replay_hypothesis = hypothesis.id if hypothesis is not None else ""
         state.replay = str(path.relative_to(self.settings.report_dir))
         state.replay_command = replay.command(path, self.settings.target)
 
@@ -310,12 +333,14 @@ def check_expectation(rule: str | None, expected: Result, expectation: Expectati
         raise SuiteError(f"suite bug: a case for {rule} does not depend on it: {expected}")
 
 
-_FAILURE_CLASSES: dict[Cause, type[ConformanceFailure]] = {}
+_FAILURE_CLASSES: dict[str, type[ConformanceFailure]] = {}   # Cause.key -> its class
 
 
 def _raise_cause(state: CauseRecord) -> NoReturn:
-    """Raise the cause's failure for Hypothesis to shrink: one class per cause, raised from this one line, so
-    that Hypothesis tells causes apart (and shrinks each) by the exception's class and nothing else."""
-    failure = _FAILURE_CLASSES.setdefault(state.cause, type("ConformanceFailure", (ConformanceFailure,),
-                                                            {"__module__": __name__}))
+    """Raise the cause's failure for Hypothesis to shrink: one class per cause (by its key: the hypothesis that
+    explains it), raised from this one line, so that Hypothesis tells causes apart (and shrinks each) by the
+    exception's class and nothing else. A shrunk case is raised so only when the cause's hypothesis explains
+    it (runner.diagnosing): the shrinker keeps to cases that still show that hypothesis."""
+    failure = _FAILURE_CLASSES.setdefault(state.cause.key, type("ConformanceFailure", (ConformanceFailure,),
+                                                                {"__module__": __name__}))
     raise failure(state.text)

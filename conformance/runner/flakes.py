@@ -48,7 +48,7 @@ def behaviour(answer: Answer) -> Hashable:
 
 def flaky(first: Verdict, again: Verdict, attempt: int) -> Verdict:
     """The verdict flaky: the first answer's verdict (its diff kept) with both answers' verdicts in the message."""
-    return replace(first, outcome=Outcome.FLAKY, misread=None,
+    return replace(first, outcome=Outcome.FLAKY, diagnosis=None,
                    message=f"the target answered this case differently when it was sent again (try {attempt + 1}): "
                            f"first answer: {first.outcome}: {clip(first.message, TARGET_TEXT_CHARS)} | "
                            f"answer {attempt + 1}: {again.outcome}: {clip(again.message, TARGET_TEXT_CHARS)}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.case import Case, plain
+from ascendc_conformance.format.case import Case, Result, plain
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome, Shown, SkipReason
 from ascendc_conformance.format.results import (Cause, Subject, TestKind, TestRecord, case_summary, freeze,
@@ -28,26 +28,49 @@ SKIP_CHARS = 1000   # the longest reason a skipped test records (JUnit shows it 
 @dataclass(repr=False)
 class CauseRecord(ShortRepr):
     """One distinct cause of a test's failures: its smallest failing case so far (what the reports show and its
-    replay file holds), how many judged cases showed it, and whether the run shrinks it."""
+    replay file holds), how many judged cases showed it, whether the run shrinks it, and the hypotheses that
+    explain it (runner.diagnosing keeps them)."""
 
-    cause: Cause
+    cause: Cause                 # as it was found: what the test's failures are keyed and raised by
     index: int                   # 1 for the test's first cause, 2 for the next one found, ...
     verdict: Verdict             # on the smallest failing case
     summary: dict[str, Any]      # that case's case_summary
     size: tuple[int, int]        # how big that case is (size_of)
+    case: Case                   # that case, and the result it was judged against
+    expected: Result
     text: str = ""               # the verdict, its diff and the replay command
     cases: int = 0               # judged cases of this cause (the shrinker's candidates not counted)
+    verdicts: set[Outcome] = field(default_factory=set)   # the verdicts of its cases
     shrinking: bool = False      # raised for Hypothesis to shrink (see Checker.check)
     replay: str | None = None
     replay_command: str | None = None
+    replay_hypothesis: str = ""  # the id of the hypothesis its replay file says it demonstrates
+    hypotheses: tuple[str, ...] = ()   # the ids of those explaining every case of it asked, simplest first
+    title: str = ""              # the first's words (Hypothesis.title)
+    narrowed: int = 0            # drawn cases of it that asked every one of them again
+    shown_by: tuple[str, ...] = ()     # the ids of those explaining its smallest case (asked when the test ends)
+    words: str = ""              # the first with that case's values: "blockLen kept in 8 bits (256 read as 0)"
 
     def __repr__(self) -> str:
         return f"CauseRecord({self.cause.label})"
 
+    @property
+    def reported(self) -> Cause:
+        """The cause as the test's record states it: named by the simplest hypothesis that explains all of it
+        (which a later case may have changed), with the worst verdict of its cases."""
+        worst = min(self.verdicts | {self.verdict.outcome}, key=lambda outcome: outcome.severity)
+        if not self.hypotheses:
+            return self.cause
+        return Cause.explained(worst, self.cause.api, self.hypotheses[0], self.title)
+
     def to_json(self) -> dict[str, Any]:
-        return {"cause": self.cause.to_json(), "verdict": self.verdict.outcome.value, "message": self.verdict.message,
-                "diff": self.verdict.diff.to_json() if self.verdict.diff else None, "replay": self.replay, "replay_command": self.replay_command,
-                "case": self.summary, "cases": self.cases}
+        verdicts = sorted({outcome.value for outcome in self.verdicts | {self.verdict.outcome}},
+                          key=lambda value: Outcome(value).severity)
+        return {"cause": self.reported.to_json(), "verdict": self.verdict.outcome.value,
+                "message": self.verdict.message, "diff": self.verdict.diff.to_json() if self.verdict.diff else None,
+                "replay": self.replay, "replay_command": self.replay_command, "case": self.summary,
+                "cases": self.cases, "verdicts": verdicts, "hypotheses": list(self.hypotheses),
+                "shown_by": list(self.shown_by), "words": self.words}
 
 
 @dataclass(repr=False)
@@ -68,6 +91,7 @@ class CheckRecord(ShortRepr):
     dispute_examples: dict[str, dict[str, Any]] = field(default_factory=dict)   # point -> reading -> params of its first case
     causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
+    unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
@@ -95,8 +119,9 @@ class CheckRecord(ShortRepr):
         return self.subject.get("rule")
 
     def is_known(self, state: CauseRecord) -> bool:
-        """Whether the run's baseline holds this cause of the test's failures."""
-        return state.cause.key in self.known
+        """Whether the run's baseline holds this cause of the test's failures, by the key it is recorded under (the
+        diagnosed hypothesis that names it, CauseRecord.reported)."""
+        return state.reported.key in self.known
 
     @property
     def ranked_causes(self) -> list[CauseRecord]:

@@ -4,13 +4,14 @@ dst[m*dstNdMatrixStride + r*dstDStride + c] = src[m*256*srcNdMatrixStride + (c/1
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.misreading import Misreading, Twin, regrid, said, scalar_read_as, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
 
@@ -72,3 +73,45 @@ def locate(call: Call, dst_element: int) -> str:
 
 
 bit_flips = scalar_flips   # plain parameters: a bit is cleared on its own
+
+
+# --- DataCopyNz2Nd's own bug classes (reference.hypotheses): strides read in another unit or sense -----------------
+# The plan's grid axes: (matrix, row, column block, column in block).
+
+def _packed_blocks(call: Call) -> Twin | None:
+    """The column blocks of a source matrix taken as packed: srcNStride read as nValue (the usual NZ layout)."""
+    p = call.params
+    return None if p["srcNStride"] == p["nValue"] else Twin(with_params(call, {**p, "srcNStride": p["nValue"]}))
+
+
+def _restrided(label: str, operand: str, axis: int, stride: Callable[[Call], int]) -> Callable[[Call], Twin | None]:
+    """One axis of the plan's grid walked with another stride (in elements)."""
+    def twin(call: Call) -> Twin | None:
+        base = plan(call)
+        if base.grid is None:
+            return None
+        strides = list(getattr(base.grid, f"{operand}_strides"))
+        strides[axis] = stride(call)
+        return Twin(call, label=label, transfer=regrid(base, **{f"{operand}_strides": tuple(strides)}))
+    return twin
+
+
+
+MISREADINGS: tuple[Misreading, ...] = (
+    Misreading("srcNStride-as-nValue", "column blocks of a source matrix taken as packed (srcNStride read as nValue)",
+               _packed_blocks, said("srcNStride", "nValue")),
+    Misreading("srcNStride-in-elements", "srcNStride counted in elements, not in 16-element units",
+               _restrided("srcNStride in elements", "src", 2, lambda call: call.params["srcNStride"]),
+               said("srcNStride")),
+    Misreading("srcNdMatrixStride-in-512-bytes", "srcNdMatrixStride counted in 512-B units, not in 256 elements",
+               _restrided("srcNdMatrixStride in 512 B", "src", 0,
+                          lambda call: call.params["srcNdMatrixStride"] * 512 // call.src_dtype.size),
+               lambda call: f"srcNdMatrixStride {call.params['srcNdMatrixStride']}, {call.src_dtype.name}"),
+    Misreading("dstDStride-as-gap", "dstDStride taken as a gap after each row, not the distance between row starts",
+               _restrided("dstDStride as a gap", "dst", 1,
+                          lambda call: call.params["dValue"] + call.params["dstDStride"]),
+               said("dstDStride", "dValue")),
+)
+
+
+read_as = scalar_read_as   # plain parameters: a field is read on its own

@@ -6,13 +6,14 @@ In dimension d an operand holds N_d slices of L_d elements (L_0 = burstLen*32/si
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.bit_witness import MEMBER
 from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.misreading import Misreading, Read, Twin, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
 
@@ -276,3 +277,62 @@ def _with_info(params: Mapping[str, Any], key: str, dimension: int, **changes: i
     infos = [dict(info) for info in params[key]]
     infos[dimension].update(changes)
     return {**params, key: infos}
+
+
+# --- misread fields and DataCopySlice's own bug classes (reference.hypotheses) ------------------------------------
+
+def read_as(call: Call, field: str, read: Read) -> dict[str, Any] | None:
+    """dimValue read otherwise (the arrays cut to it where it reads fewer), or one SliceInfo member read otherwise
+    in every dimension of both operands (`SliceInfo.<member>`), keeping every slice count and length as
+    `bit_flips` does: a startIndex moves its endIndex along, an endIndex its startIndex, a stride the endIndex by
+    the stride's change over the slices, a dimension-0 burstLen the endIndex by the slices' change in length."""
+    params = call.params
+    if field == "dimValue":
+        dims = read(params["dimValue"])
+        if dims == params["dimValue"]:
+            return None
+        return {**params, "dimValue": dims, **{key: params[key][:max(dims, 0)] for _, key in OPERANDS}}
+    struct, _, member = field.partition(MEMBER)
+    return _members_read(call, member, read) if struct == "SliceInfo" else None
+
+
+def _members_read(call: Call, member: str, read: Read,
+                  dimensions: Callable[[int], bool] = lambda d: True) -> dict[str, Any] | None:
+    """The parameters with `member` read through `read` in the chosen dimensions of both operands (read_as)."""
+    params, slices = call.params, _slices(call)
+    block_elements = call.api.constant("datablock_bytes") // call.src_dtype.size
+    changed = dict(params)
+    for operand, key in OPERANDS:
+        counts = slices[operand].counts
+        for d, info in enumerate(params[key]):
+            seen = read(info[member])
+            if seen == info[member] or not dimensions(d):
+                continue
+            delta, count = seen - info[member], counts[d] if d < len(counts) else 1
+            moved = {"startIndex": {"endIndex": delta}, "endIndex": {"startIndex": delta},
+                     "stride": {"endIndex": delta * max(count - 1, 0)},
+                     "burstLen": {"endIndex": delta * count * block_elements} if d == 0 else {}}.get(member, {})
+            changed = _with_info(changed, key, d, **{member: seen},
+                                 **{name: changed[key][d][name] + change for name, change in moved.items()})
+    return changed if changed != dict(params) else None
+
+
+def _packed(dimensions: Callable[[int], bool]) -> Callable[[Call], Twin | None]:
+    """The strides of the chosen dimensions read as 0 (slices or rows back to back), the counts kept."""
+    def twin(call: Call) -> Twin | None:
+        params = _members_read(call, "stride", lambda stride: 0, dimensions)
+        return None if params is None else Twin(with_params(call, params))
+    return twin
+
+
+def _strides_said(dimensions: Callable[[int], bool]) -> Callable[[Call], str]:
+    return lambda call: ", ".join(f"{key}[{d}].stride {info['stride']}" for _, key in OPERANDS
+                                  for d, info in enumerate(call.params[key]) if dimensions(d) and info["stride"])
+
+
+MISREADINGS: tuple[Misreading, ...] = (
+    Misreading("slices-packed", "the slices of a row taken as packed (the dimension-0 stride read as 0)",
+               _packed(lambda d: d == 0), _strides_said(lambda d: d == 0)),
+    Misreading("rows-packed", "the rows of outer dimensions taken as packed (their strides read as 0)",
+               _packed(lambda d: d > 0), _strides_said(lambda d: d > 0)),
+)

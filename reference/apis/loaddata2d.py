@@ -6,13 +6,14 @@ contiguously (D24).
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
 from ascendc_conformance.reference.api_contract import Relation
 from ascendc_conformance.reference.bit_witness import scalar_flips
 from ascendc_conformance.reference.call import Call
+from ascendc_conformance.reference.misreading import Misreading, Twin, regrid, said, scalar_read_as, with_params
 from ascendc_conformance.reference.transfer import Grid, Transfer
 from ascendc_conformance.spec.model import Rule
 
@@ -103,3 +104,48 @@ def locate(call: Call, dst_element: int) -> str:
 
 
 bit_flips = scalar_flips   # plain parameters: a bit is cleared on its own
+
+
+# --- LoadData2D's own bug classes (reference.hypotheses) ----------------------------------------------------------
+
+def _shifted(field: str, by: int) -> Callable[[Call], Twin | None]:
+    """A stride read as a gap (one fractal more between starts), or a gap as a stride (one fewer)."""
+    return lambda call: Twin(with_params(call, {**call.params, field: call.params[field] + by}))
+
+
+def _fractal_in_elements(call: Call) -> Twin | None:
+    """512 elements to a fractal instead of 512 B: every fractal, offset and pitch `sizeof(T)` times as long."""
+    size, base = call.src_dtype.size, plan(call)
+    grid = base.grid
+    if size == 1 or call.params["ifTranspose"] or grid is None:
+        return None
+    return Twin(call, label="fractal in elements", transfer=regrid(
+        base, shape=(grid.shape[0], grid.shape[1] * size), src_offset=grid.src_offset * size,
+        src_strides=(grid.src_strides[0] * size, 1), dst_strides=(grid.dst_strides[0] * size, 1)))
+
+
+def _dst_gap_applied(call: Call) -> Twin | None:
+    """dstGap applied on a product that disables it (D24: destination fractals contiguous)."""
+    ignored_by, base = call.api.dst_gap_ignored_by, plan(call)
+    if not ignored_by or not call.spec.rule(ignored_by).applies_to(call.product.id) or not call.params["dstGap"]:
+        return None
+    fractal = call.api.constant("fractal_bytes") // call.src_dtype.size
+    pitch = (call.params["dstGap"] + 1) * fractal
+    assert base.grid is not None, "LoadData2D's plan is a grid"
+    return Twin(call, label="dstGap applied", transfer=regrid(base, dst_strides=(pitch, *base.grid.dst_strides[1:])))
+
+
+
+MISREADINGS: tuple[Misreading, ...] = (
+    Misreading("srcStride-as-gap", "srcStride taken as a gap between fractals (end to start), not start to start",
+               _shifted("srcStride", 1), said("srcStride", "repeatTimes")),
+    Misreading("dstGap-as-stride", "dstGap taken as the distance between fractal starts, not a gap",
+               _shifted("dstGap", -1), said("dstGap", "repeatTimes")),
+    Misreading("fractal-in-elements", "a fractal taken as 512 elements, not 512 B",
+               _fractal_in_elements, lambda call: f"{call.src_dtype.name}: {call.src_dtype.size} B each"),
+    Misreading("dstGap-not-disabled", "dstGap applied where the product disables it (D24)",
+               _dst_gap_applied, lambda call: f"dstGap {call.params['dstGap']} on {call.product.id}"),
+)
+
+
+read_as = scalar_read_as   # plain parameters: a field is read on its own

@@ -81,3 +81,51 @@ def test_a_bug_in_the_toy_api_is_caught(site_with_toy, tmp_path):
     failures = json.loads((tmp_path / "report.json").read_text())["failures"]
     assert failures and {f["verdict"] for f in failures} == {"fail"}
     assert any("left-expected-bytes-unwritten" in f["message"] for f in failures)
+
+
+DIAGNOSE_TOY = """
+import json
+from hypothesis import HealthCheck, Phase, given, settings
+from ascendc_conformance import reference
+from ascendc_conformance.judge.diagnosis import actual_of, diagnose
+from ascendc_conformance.judge.grouping import Failure, group_failures
+from ascendc_conformance.reference.hypotheses import catalogue, hypothesis
+from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
+from ascendc_conformance.targets import open_target
+
+spec, cases = load_spec(), []
+ctx = contexts(spec, select_paths(spec, ["atlas-a2"], ["ToyCopy"]))[0]
+
+@settings(max_examples=20, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+@given(case_for(ctx))
+def collect(case):
+    cases.append(case)
+
+collect()
+failures = []
+with open_target("python:buggy:RepeatIgnored", spec) as target:
+    for index, case in enumerate(cases):
+        expected, answer = reference.expect(case, spec), target.execute(case)
+        if answer.result is not None and answer.result.memory == expected.memory:
+            continue
+        diagnosis = diagnose(case, expected, actual_of(answer), spec, spec.seed_reading)
+        failures.append(Failure(index, diagnosis.ids, "unexplained"))
+groups = group_failures(failures, lambda name: hypothesis(spec, name).rank)
+print(json.dumps({"catalogue": [h.id for h in catalogue(spec, "ToyCopy")], "failures": len(failures),
+                  "named": [g.named for g in groups]}))
+"""
+
+
+def test_the_toy_apis_bug_classes_come_with_it_and_diagnose_its_bug(site_with_toy, tmp_path):
+    """The toy API's reference module declares its own bug class (MISREADINGS) and reads its fields (read_as): the
+    hypothesis catalogue has them and its generic misreads with no other file touched, and the failures of a
+    target that writes the elements once, whatever `repeat` says, form one cause named by that bug class."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site_with_toy), str(FIXTURE)])}
+    done = subprocess.run([sys.executable, "-c", DIAGNOSE_TOY], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout)
+    assert {"ToyCopy:repeat-once", "ToyCopy.count:kept-in-8-bits", "ToyCopy.repeat:read-as-0"} <= set(found["catalogue"])
+    assert found["failures"] >= 5 and found["named"] == ["ToyCopy:repeat-once"], found

@@ -15,8 +15,8 @@ import pytest
 from ascendc_conformance.reports.render_json import validate_report
 
 ROOT = Path(__file__).resolve().parents[2]
-TRANSPOSE = "python:tests.fixtures.buggy.targets:LoadDataTransposeMissing"     # ifTranspose read as 0
-REPEAT_TIMES = "python:tests.fixtures.buggy.targets:LoadDataRepeatTimesIn7Bits"  # bit 7 of repeatTimes dropped
+TRANSPOSE = "python:tests.fixtures.buggy.targets:LoadDataTransposeMissing"     # ifTranspose ignored (read as 0)
+REPEAT_TIMES = "python:tests.fixtures.buggy.targets:LoadDataRepeatTimesIn7Bits"  # repeatTimes kept in 7 bits
 SELECTION = ["--product", "atlas-a2", "--api", "LoadData2D", "--profile", "quick", "--shrink-seconds", "0"]
 
 
@@ -68,7 +68,7 @@ def test_known_causes_pass_the_run_and_every_report_says_so(baseline: Path, tmp_
     report = json.loads((tmp_path / "report.json").read_text())
     validate_report(report)
     assert report["certification"]["outcome"] == "does not conform" and report["certification"]["known_tests"] == len(known)
-    assert [c["label"] for c in report["baseline"]["known"]] == ["LoadData2D / fail / ifTranspose read as 0"]
+    assert [c["label"] for c in report["baseline"]["known"]] == ["LoadData2D / ifTranspose ignored (read as 0)"]
     assert report["baseline"]["new"] == report["baseline"]["fixed"] == []
     assert "## Baseline" in (tmp_path / "report.md").read_text()
     assert 'message="known (every cause of its failure is in the baseline)' in (tmp_path / "junit.xml").read_text()
@@ -86,12 +86,12 @@ def test_a_new_cause_fails_the_run_and_the_baseline_cause_it_lost_is_fixed(basel
     assert not any(t["verdict"] == "known" for t in recorded(tmp_path))
     report = json.loads((tmp_path / "report.json").read_text())
     validate_report(report)
-    assert [c["label"] for c in report["baseline"]["fixed"]] == ["LoadData2D / fail / ifTranspose read as 0"]
-    assert [c["label"] for c in report["baseline"]["new"]] == ["LoadData2D / fail / bit 7 of repeatTimes dropped"]
+    assert [c["label"] for c in report["baseline"]["fixed"]] == ["LoadData2D / ifTranspose ignored (read as 0)"]
+    assert [c["label"] for c in report["baseline"]["new"]] == ["LoadData2D / repeatTimes kept in 7 bits"]
 
     gate = compare(baseline, tmp_path, "--fail-on-regression")
     assert gate.returncode == 1 and "New causes of failure (1)" in gate.stdout, gate.stdout[-3000:]
-    assert "bit 7 of repeatTimes dropped" in gate.stdout and "Regression: yes" in gate.stdout
+    assert "repeatTimes kept in 7 bits" in gate.stdout and "Regression: yes" in gate.stdout
     assert compare(baseline, tmp_path).returncode == 0
     narrower = compare(tmp_path, baseline, "--fail-on-regression", "--json")
     changes = json.loads(narrower.stdout)

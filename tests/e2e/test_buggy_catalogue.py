@@ -110,6 +110,10 @@ CASES = {
     "blockcount-2049": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
                                  {"blockCount": 2049, "blockLen": 1, "srcGap": 0, "dstGap": 0},
                                  {"GM": noise(2049 * 32 + 64, 14), "UB": noise(2049 * 32 + 64, 15)}),
+    # One burst of 256 blocks (blockLen 256: nothing left of it in 8 bits).
+    "blocklen-256": make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0),
+                              {"blockCount": 1, "blockLen": 256, "srcGap": 0, "dstGap": 0},
+                              {"GM": noise(256 * 32, 30), "UB": noise(256 * 32, 31)}),
     # 129 fractals from GM into L1 (bit 7 of repeatTimes).
     "repeat-129": make_case("LoadData2D", "atlas-a2", ("GM", "half", 0), ("A1", "half", 0),
                             {**LOADDATA, "repeatTimes": 129}, {"GM": noise(129 * 512 + 64, 16), "L1": noise(129 * 512 + 64, 17)}),
@@ -170,6 +174,7 @@ CATALOGUE = {
     buggy.Nz2NdSrcNStrideIgnored: ("nz2nd-strided", "nz2nd-packed"),
     buggy.SliceStrideIgnored: ("slice-strided", "count-whole"),
     buggy.CountRoundedUp: ("count-ragged", "count-whole"),
+    buggy.CountNotRoundedDown: ("count-ragged", "count-whole"),
     buggy.HalfToFloatRaw: ("half-to-float", "multi-burst"),
     buggy.StrayWrite: ("multi-burst", "illegal"),
     buggy.AcceptsEverything: ("illegal", "multi-burst"),
@@ -183,6 +188,7 @@ CATALOGUE = {
     buggy.NoSliceBurstLenEquality: ("slice-burstlen", "illegal"),
     buggy.ChecksMemoryOnly: ("illegal", "multi-burst"),
     buggy.DataCopyBlockCountIn11Bits: ("blockcount-2049", "multi-burst"),
+    buggy.DataCopyBlockLenIn8Bits: ("blocklen-256", "multi-burst"),
     buggy.LoadDataRepeatTimesIn7Bits: ("repeat-129", "transpose"),
     buggy.Nz2NdSrcNStrideIn12Bits: ("nz2nd-stride-4096", "nz2nd-strided"),
     buggy.Nz2NdDstDStrideSigned: ("nz2nd-rows-32768", "nz2nd-packed"),
@@ -197,10 +203,10 @@ CATALOGUE = {
 EXEC_BUGS = ("DataCopyDstGapIgnored", "LoadDataTransposeMissing", "AcceptsEverything", "RejectsMultiBurst")
 
 
-def verdict_of(target: Target, case: dict, *words: str) -> Verdict:
+def verdict_of(target: Target, case: dict | Case, *words: str) -> Verdict:
     """The verdict under the reading `words` name (none: seed), compared with every other reading, as a run does."""
     spec = load_spec()
-    reading, parsed = spec.reading(words), Case.from_json(case)
+    reading, parsed = spec.reading(words), case if isinstance(case, Case) else Case.from_json(case)
     expected, others = reference.expect_readings(parsed, spec, reading)
     return judge(parsed, expected, target.execute(parsed), target.hello, reading=reading, others=others, spec=spec)
 

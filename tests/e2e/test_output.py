@@ -173,10 +173,13 @@ def test_the_run_ends_with_a_verdict_line_counting_the_distinct_causes(tmp_path:
     assert verdict.startswith("[ascendc] VERDICT: DOES NOT CONFORM (") and " untested) — 1 failing test(s), 2 distinct " \
         "cause(s);" in verdict
     assert f"report {tmp_path}" in verdict and "profile ci (not a certification run)" in verdict
-    assert first.startswith("[ascendc] first cause: DataCopy / fail / srcGap read as 0; its smallest case: "
-                            "ascendc-conformance replay ")
+    # each cause named by the hypothesis that explains it; ties (one test each) by severity: the wrong copy first
+    assert first.startswith("[ascendc] first cause: DataCopy / srcGap ignored (read as 0) (")
+    assert "; its smallest case: ascendc-conformance replay " in first
     [test] = [t for t in _tests(tmp_path) if t["verdict"] != "skipped"]
     assert [c["cause"]["verdict"] for c in test["causes"]] == ["fail", "false-reject"]
+    assert [c["cause"]["hypothesis"] for c in test["causes"]] == ["DataCopy.srcGap:read-as-0",
+                                                                  "DataCopy.blockCount:refused-above-3"]
     assert all((tmp_path / c["replay"]).is_file() for c in test["causes"])
 
 

@@ -1,8 +1,8 @@
 """One bug must not hide another (issue 17, "Done when" (a) and (b)): the C++ simulator whole — an undeclared
 512-B alignment of LoadData2D's L1 operands, repeatTimes kept in 7 bits into L0A / L0B, srcStride kept in 15
 bits from GM — earns all three causes in one `ci` run; declaring its alignment, it earns the other two and the
-certification names the declared deviation. The two truncations are told apart by the field each misreads
-(judge.misread), not only by their diff classes."""
+certification names the declared deviation. Each cause is named by the hypothesis that explains all of it
+(judge.diagnosis): the two truncations by the field each keeps in too few bits, not by their diff classes."""
 from __future__ import annotations
 
 import json
@@ -26,20 +26,19 @@ def _causes(report: dict) -> list[dict]:
     return [group["cause"] for group in report["failure_groups"]]
 
 
-def _truncations(causes: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The causes that name a misread srcStride, and those that name a misread repeatTimes."""
-    return ([c for c in causes if "srcStride" in c["misread"]], [c for c in causes if "repeatTimes" in c["misread"]])
+ALIGNMENT = "LoadData2D.L1:aligned-to-512"
+REPEATS, STRIDE = "LoadData2D.repeatTimes:kept-in-7-bits", "LoadData2D.srcStride:kept-in-15-bits"
 
 
 def test_three_deviations_at_once_are_three_causes(tmp_path):
     done, report = _run(tmp_path, "SimulatorOfIssue17")
     assert done.returncode == 1, done.stdout[-3000:]
     causes = _causes(report)
-    alignment = [c for c in causes if c["verdict"] == "false-reject"]
-    assert [c["named"] for c in alignment] == ["LoadData2D-l1-align"], causes
-    stride, repeats = _truncations(causes)
-    assert [c["misread"] for c in stride] == ["bit 15 of srcStride dropped"], causes
-    assert repeats and all(c["verdict"] == "fail" for c in repeats), causes
+    assert sorted(c["hypothesis"] for c in causes) == sorted([ALIGNMENT, REPEATS, STRIDE]), causes
+    [alignment] = [c for c in causes if c["hypothesis"] == ALIGNMENT]
+    assert alignment["verdict"] == "false-reject" and alignment["title"] == "L1 operands refused unless 512-B aligned"
+    [stride] = [c for c in causes if c["hypothesis"] == STRIDE]
+    assert stride["title"] == "srcStride kept in 15 bits", stride
     assert "3 distinct cause(s)" in done.stdout, done.stdout[-2000:]
     assert not any(c["verdict"] == "disputed" for c in causes)
 
@@ -49,8 +48,7 @@ def test_the_declared_alignment_leaves_the_two_truncations_and_is_named(tmp_path
     assert done.returncode == 1, done.stdout[-3000:]
     causes = _causes(report)
     assert not any(c["verdict"] == "false-reject" for c in causes), causes
-    stride, repeats = _truncations(causes)
-    assert stride and repeats and len(causes) == 2, causes
+    assert sorted(c["hypothesis"] for c in causes) == [REPEATS, STRIDE], causes
     certification = report["certification"]
     [limit] = certification["declared_limits"]
     assert limit["rules"] == ["LoadData2D-l1-align"]

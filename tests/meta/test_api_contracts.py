@@ -36,8 +36,8 @@ def _fake(**members) -> types.ModuleType:
 
 def test_a_module_lacking_a_member_or_with_other_parameters_is_refused():
     good = reference_contract.module_for(SPEC.apis["DataCopy"])
-    members = {"RELATIONS": {}, "plan": good.plan, "locate": good.locate, "bit_flips": good.bit_flips,
-               "derived": good.derived}
+    members = {"RELATIONS": {}, "MISREADINGS": (), "plan": good.plan, "locate": good.locate,
+               "bit_flips": good.bit_flips, "read_as": good.read_as, "derived": good.derived}
     contract = reference_contract.ApiReference
     assert contract_problems(_fake(**members), contract) == []
     without_locate = {name: member for name, member in members.items() if name != "locate"}
@@ -46,6 +46,8 @@ def test_a_module_lacking_a_member_or_with_other_parameters_is_refused():
     assert problems == ["locate(element, call) should take (call, dst_element)"]
     without_relations = {name: member for name, member in members.items() if name != "RELATIONS"}
     assert contract_problems(_fake(**without_relations), contract) == ["no RELATIONS"]
+    without_misreadings = {name: member for name, member in members.items() if name not in ("MISREADINGS", "read_as")}
+    assert contract_problems(_fake(**without_misreadings), contract) == ["no MISREADINGS", "no read_as"]
 
 
 def test_a_missing_module_or_check_is_an_error_naming_the_file_to_write():

@@ -11,13 +11,16 @@ import pytest
 
 from ascendc_conformance.format.answer import Answer, AnswerKind
 from ascendc_conformance.format.baseline import Baseline, BaselineError
-from ascendc_conformance.format.case import Region, Result
+from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import RESENDS, RESENDS_AFTER_LOSS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, TestKind, TestRecord
 from ascendc_conformance.judge.verdict import Verdict
 from ascendc_conformance.runner import flakes, options
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord
+from ascendc_conformance import reference
+from ascendc_conformance.spec.loader import load_spec
+from tests.helpers.casebuild import make_case, sentinel
 
 FAILED = Verdict(outcome=Outcome.FAIL, message="memory differs", expected=None)
 
@@ -73,14 +76,16 @@ def test_the_messages_and_times_of_an_answer_are_not_its_behaviour() -> None:
 
 
 def test_a_cause_key_names_the_behaviour_and_nothing_of_the_test() -> None:
-    first = Cause.of(Outcome.FAIL, {"api": "DataCopy", "route": "GM->VECIN"}, misread="bit 15 of srcStride dropped")
-    other_route = Cause.of(Outcome.FAIL, {"api": "DataCopy", "route": "VECOUT->GM"}, misread="bit 15 of srcStride dropped")
-    assert first.key == other_route.key == "DataCopy|fail|||bit 15 of srcStride dropped|"
+    first = Cause.explained(Outcome.FAIL, "DataCopy", "DataCopy.blockLen:kept-in-8-bits", "blockLen kept in 8 bits")
+    overran = Cause.explained(Outcome.ERROR, "DataCopy", "DataCopy.blockLen:kept-in-8-bits", "blockLen kept in 8 bits")
+    assert first.key == overran.key == "DataCopy|DataCopy.blockLen:kept-in-8-bits"   # the diagnosed bug, any verdict
+    on_one_route = Cause.of(Outcome.FAIL, {"api": "DataCopy", "route": "GM->VECIN"}, {"runs": [{"class": "misplaced"}]})
+    other_route = Cause.of(Outcome.FAIL, {"api": "DataCopy", "route": "VECOUT->GM"}, {"runs": [{"class": "misplaced"}]})
+    assert on_one_route.key == other_route.key == "DataCopy|fail||misplaced|"
     assert Cause.of(Outcome.MISSED_REJECT, {"api": "DataCopy"}, fault_rule="DataCopy-blockCount-max").key != \
         Cause.of(Outcome.MISSED_REJECT, {"api": "DataCopy"}, fault_rule="DataCopy-blockLen-max").key
-    flaky = Cause.of(Outcome.FLAKY, {"api": "LoadData2D"}, {"runs": [{"class": "wrote-outside-expected-area"}]},
-                     misread="bit 7 of repeatTimes dropped")
-    assert flaky.key == "LoadData2D|flaky||||"   # which bytes a flip hits is chance
+    flaky = Cause.of(Outcome.FLAKY, {"api": "LoadData2D"}, {"runs": [{"class": "wrote-outside-expected-area"}]})
+    assert flaky.key == "LoadData2D|flaky|||"   # which bytes a flip hits is chance
     assert Cause.from_json(json.loads(json.dumps(first.to_json()))).key == first.key
 
 
@@ -132,17 +137,47 @@ def test_a_file_that_is_no_results_file_is_no_baseline(tmp_path: Path) -> None:
         Baseline.read(tmp_path / "nowhere")
 
 
+CASE = Case.from_json(make_case("DataCopy", "atlas-a2", ("GM", "half", 64), ("VECIN", "half", 256),
+                                {"blockCount": 1, "blockLen": 8, "srcGap": 0, "dstGap": 0},
+                                {"GM": sentinel(640, 1), "UB": sentinel(1024, 3)}))
+EXPECTED = reference.expect(CASE, load_spec())
+
+
+def cause_record(cause: Cause, index: int, verdict: Verdict, hypotheses: tuple[str, ...] = ()) -> CauseRecord:
+    return CauseRecord(cause=cause, index=index, verdict=verdict, summary={}, size=(1, 1), case=CASE,
+                       expected=EXPECTED, hypotheses=hypotheses, title=cause.title)
+
+
 def test_a_test_failing_only_with_known_causes_is_known_and_with_a_new_one_fails_with_it() -> None:
     check = CheckRecord(test_id="test_legal[x]", kind=TestKind.LEGAL, budget=10, known=frozenset({DSTGAP.key}))
     verdict = Verdict(outcome=Outcome.FAIL, message="m", expected=None)
     check.counts[Outcome.FAIL] += 2
-    check.causes[DSTGAP] = CauseRecord(cause=DSTGAP, index=1, verdict=verdict, summary={}, size=(1, 1))
+    check.causes[DSTGAP] = cause_record(DSTGAP, 1, verdict)
     assert check.verdict is Outcome.KNOWN
     rejected = Verdict(outcome=Outcome.FALSE_REJECT, message="n", expected=None)
     new = Cause.of(Outcome.FALSE_REJECT, {"api": "DataCopy"})
-    check.causes[new] = CauseRecord(cause=new, index=2, verdict=rejected, summary={}, size=(1, 1))
+    check.causes[new] = cause_record(new, 2, rejected)
     assert check.verdict is Outcome.FALSE_REJECT and check.ranked_causes[0].cause == new
     assert [entry["known"] for entry in check.result().causes] == [False, True]
+
+
+def test_a_diagnosed_cause_is_known_by_its_hypothesis_whatever_its_verdicts() -> None:
+    """The baseline key of a diagnosed cause is its API and the hypothesis it is recorded under: a baseline that
+    saw blockLen kept in 8 bits as wrong copies knows the same bug's error from an overrun."""
+    eight = "DataCopy.blockLen:kept-in-8-bits"
+    seen = Cause.explained(Outcome.FAIL, "DataCopy", eight, "blockLen kept in 8 bits")
+    check = CheckRecord(test_id="test_legal[x]", kind=TestKind.LEGAL, budget=10, known=frozenset({seen.key}))
+    check.counts[Outcome.ERROR] += 1
+    overran = Cause.explained(Outcome.ERROR, "DataCopy", eight, "blockLen kept in 8 bits")
+    check.causes[overran] = cause_record(overran, 1, Verdict(outcome=Outcome.ERROR, message="m", expected=None),
+                                         (eight, "DataCopy.blockLen:kept-in-7-bits"))
+    assert check.verdict is Outcome.KNOWN
+    other = CheckRecord(test_id="test_legal[y]", kind=TestKind.LEGAL, budget=10, known=frozenset({seen.key}))
+    other.counts[Outcome.FAIL] += 1
+    twelve = Cause.explained(Outcome.FAIL, "DataCopy", "DataCopy.blockLen:kept-in-12-bits", "blockLen kept in 12 bits")
+    other.causes[twelve] = cause_record(twelve, 1, Verdict(outcome=Outcome.FAIL, message="m", expected=None),
+                                        ("DataCopy.blockLen:kept-in-12-bits",))
+    assert other.verdict is Outcome.FAIL   # another bug class: new
 
 
 @pytest.mark.parametrize("given, problem", [

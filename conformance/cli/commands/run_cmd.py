@@ -13,18 +13,21 @@ from _pytest.mark import _parse_expression
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.case import ResultStatus
+from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.exits import help_text
 from ascendc_conformance.format.text import terminal
 from ascendc_conformance.format.results import case_summary, format_params
+from ascendc_conformance.judge.diagnosis import Actual, actual_of, explains
 from ascendc_conformance.judge.verdict import judge
+from ascendc_conformance.reference.hypotheses import hypothesis
 from ascendc_conformance.runner import options
 from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.loader import load_spec
+from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.targets import open_target
 
 ENTRY_POINT = plugin.__name__
@@ -130,11 +133,26 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if expected.status is ResultStatus.ERROR:   # a case the suite's own checks refuse (unknown product, missing param, ...)
         raise replay.ReplayError(f"{args.file}: {expected.message}; the saved case cannot be judged")
     with open_target(args.target, spec, timeout=args.timeout) as target:
-        verdict = judge(saved.case, expected, target.execute(saved.case), target.hello, reading=reading,
-                        others=others, spec=spec)
+        answer = target.execute(saved.case)
+        verdict = judge(saved.case, expected, answer, target.hello, reading=reading, others=others, spec=spec)
     print(terminal(f"case: {format_params(case_summary(saved.case))}"))
+    if saved.hypothesis is not None:
+        print(terminal(f"hypothesis: {saved.hypothesis.words} ({saved.hypothesis.id}): "
+                       f"{_still_shown(saved.hypothesis, saved.case, expected, actual_of(answer), spec, reading)}"))
     print(terminal(verdict.describe()))
     now = "still fails" if verdict.is_failure else "now passes"
     saved_words = f" (saved verdict: {saved.outcome})" if saved.outcome is not None else ""
     print(f"verdict: {verdict.outcome} — the target {now} this case{saved_words}")
     return 1 if verdict.is_failure else 0
+
+
+def _still_shown(shown: replay.Demonstrated, case: Case, expected: Result, actual: Actual, spec: Spec,
+                 reading: Reading) -> str:
+    """Whether the hypothesis a replay demonstrates still explains what the target did with its case."""
+    try:
+        known = hypothesis(spec, shown.id)
+    except KeyError:
+        return "not a hypothesis of this suite's catalogue"
+    if explains(known, case, expected, actual, spec, reading):
+        return "the case demonstrates it (it explains the target's answer)"
+    return "it no longer explains the target's answer"
