@@ -17,7 +17,9 @@ from types import MappingProxyType
 from typing import Callable, Sequence
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
+from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome, Shown
 from ascendc_conformance.format.words import Word
 from ascendc_conformance.judge.diagnosis import diagnose as diagnosed_by
@@ -229,4 +231,5 @@ def _wording(verdict: Verdict) -> str:
     actual = verdict.actual
     if actual is None or not actual.rules:
         return "naming no rule"
-    return "citing " + ", ".join(actual.rules)
+    # a target's ids are its text, cut; short here: the twin's own message that follows cites them again
+    return "citing " + clip(", ".join(actual.rules), TARGET_TEXT_CHARS // 5)
