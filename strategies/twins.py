@@ -40,7 +40,7 @@ from ascendc_conformance.format.case import DETACHED_TENSOR, REGION_INDEX, SPARS
     ResultStatus, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.format.words import Word
-from ascendc_conformance.reference import expect, other_readings, points_of
+from ascendc_conformance.reference import expect, expect_readings, points_of
 from ascendc_conformance.spec.model import Path, Reading, Rule, RuleKind, Spec, Status
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
@@ -222,18 +222,8 @@ def _of_another_path_point(spec: Spec, result: Result, points: frozenset[str]) -
 def _results(spec: Spec, case: Case) -> list[tuple[Reading, Result]]:
     """The reference's result under the seed reading and under every combination of the computable readings of
     the disputed points its results depend on."""
-    seed = spec.seed_reading
-    results = {seed: expect(case, spec, reading=seed)}
-    points = points_of(results[seed].depends_on, spec)
-    while points:
-        for other in other_readings(points, seed, spec):
-            if other not in results:
-                results[other] = expect(case, spec, reading=other)
-        more = points_of([rule for result in results.values() for rule in result.depends_on], spec)
-        if set(more) <= set(points):
-            break
-        points = tuple(dict.fromkeys(points + more))
-    return list(results.items())
+    expected, others = expect_readings(case, spec)
+    return [(spec.seed_reading, expected), *others]
 
 
 def _refusals(spec: Spec, case: Case) -> list[tuple[Reading, Result]]:
