@@ -27,6 +27,7 @@ LARGE_REGION_BYTES = 32 * 1024 * 1024
 SPARSE_REGIONS = 16      # GM regions one sparse case may have (case extension sparse-memory)
 CROWDED_REGIONS = 4097   # ... and one whose derived offsets cross 2^32 B (4095 bursts, one region each, a start)
 _NARROWED_RANGES: dict[tuple[str, str, str, str], tuple[int, int]] = {}   # see PathContext.field_range
+_CONTEXTS: dict[tuple[str, ...], "PathContext"] = {}   # see PathContext.make
 
 
 class Unreachable(Exception):
@@ -63,72 +64,81 @@ class PathContext(ShortRepr):
     @classmethod
     def make(cls, spec: Spec, product: str, api: str, src: str, dst: str, src_dtype: str, dst_dtype: str,
              form: str) -> "PathContext":
-        return cls(spec, spec.product(product), spec.apis[api], src, dst, spec.dtypes[src_dtype],
-                   spec.dtypes[dst_dtype], form)
+        """The context of a path (documented or not) and form: the same object every time for the same spec
+        content, so that what a context works out once (field ranges, alignments, the contexts derived from it)
+        serves every test, fault and boundary built over it."""
+        key = (spec.digest, product, api, src, dst, src_dtype, dst_dtype, form)
+        context = _CONTEXTS.get(key)
+        if context is None:
+            context = _CONTEXTS[key] = cls(spec, spec.product(product), spec.apis[api], src, dst,
+                                           spec.dtypes[src_dtype], spec.dtypes[dst_dtype], form)
+        return context
 
     def __repr__(self) -> str:
         relaxed = f", relaxed={sorted(self.relaxed)}" if self.relaxed else ""
         return f"PathContext({self.label}, form={self.form}{relaxed})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Its fields, without what it worked out (cached properties): what a pickle of a selection keeps
+        (spec.derived); worked out again where it is read back."""
+        return {field.name: self.__dict__[field.name] for field in dataclasses.fields(self)}
+
     def relaxing(self, field: str) -> "PathContext":
         """The same path with `field` free of its range: a draft pinning a faulty value there sizes every
         other parameter, address and region for the faulty call (single faults stay single)."""
-        return dataclasses.replace(self, relaxed=self.relaxed | {field})
+        return self._variant(relaxed=self.relaxed | {field})
 
     def within(self, limits: Limits) -> "PathContext":
         """The same path drawn within a target's declared limits (stricter alignments, lower maxima); the same
         object every time (a test asks for it on every case, and a context keeps what it works out). Only the
         limits that narrow the spec (alignments, maxima) change what is drawn: a target declaring none gets the
         context itself."""
-        if limits.deviations == self.limits.deviations:
-            return self
-        known = self._within.get(limits)
+        return self if limits.deviations == self.limits.deviations else self._variant(limits=limits)
+
+    def _variant(self, **changes: Any) -> "PathContext":
+        """The same path with `changes`: the same object every time it is asked for the same changes (so that it
+        keeps what it works out: fault and boundary generation derive the same contexts thousands of times)."""
+        key = tuple(sorted(changes.items()))
+        known = self._variants.get(key)
         if known is None:
-            known = self._within[limits] = dataclasses.replace(self, limits=limits)
+            changed = any(getattr(self, name) != value for name, value in changes.items())
+            known = self._variants[key] = dataclasses.replace(self, **changes) if changed else self
         return known
 
     @cached_property
-    def _within(self) -> dict[Limits, "PathContext"]:
+    def _variants(self) -> dict[tuple[tuple[str, Any], ...], "PathContext"]:
         return {}
 
     def detaching(self) -> "PathContext":
         """The same path whose GM regions cover only the bytes the call touches: the tensor start may lie
         outside them (the "detached-tensor" case extension)."""
-        return dataclasses.replace(self, detached=True)
+        return self._variant(detached=True)
 
     def aligning_strictly(self) -> "PathContext":
         """The same path with every operand aligned as strictly as any alignment rule of any API asks for its
         memory: a route, product, dtype or form fault must not also break an alignment that a target checking
         another API's rules, or following another reading, would apply there."""
-        return dataclasses.replace(self, strict=True)
+        return self._variant(strict=True)
 
     def sparsing(self) -> "PathContext":
         """The same path whose GM accesses may lie in several regions, each within the GM window (the
         "sparse-memory" case extension): bursts far apart cost only their bytes."""
-        return self._sparse
-
-    @cached_property
-    def _sparse(self) -> "PathContext":   # one object per context: a legal test asks for it on every case
-        return dataclasses.replace(self, sparse=True)
+        return self._variant(sparse=True)
 
     def crowding(self) -> "PathContext":
         """The same path whose GM accesses may lie in up to CROWDED_REGIONS regions (sparse-memory): the thousands
         of bursts or fractals megabytes apart whose derived offsets cross 2^31 or 2^32 bytes."""
-        return dataclasses.replace(self, sparse=True, regions=CROWDED_REGIONS)
+        return self._variant(sparse=True, regions=CROWDED_REGIONS)
 
     def enlarging(self) -> "PathContext":
         """The same path whose one GM region may span LARGE_REGION_BYTES: accesses megabytes apart, or far past
         the tensor start, for a target that announces no case-format extension (each such case costs its span)."""
-        return dataclasses.replace(self, large=True)
+        return self._variant(large=True)
 
     def within_ijson(self) -> "PathContext":
         """The same path with every address a case holds below 2**53 (IJSON_MAX): for a target that does not
         announce the int64 case extension, whose JSON reader (I-JSON) holds no larger integer exactly."""
-        return self._ijson
-
-    @cached_property
-    def _ijson(self) -> "PathContext":   # one object per context: a test asks for it on every case
-        return dataclasses.replace(self, ijson=True)
+        return self._variant(ijson=True)
 
     @property
     def documented(self) -> bool:
@@ -143,7 +153,7 @@ class PathContext(ShortRepr):
 
     def bounded(self, unbounded: bool = False) -> "PathContext":
         """The same path with (or, by default, without) unlimited memories."""
-        return dataclasses.replace(self, unbounded=unbounded)
+        return self._variant(unbounded=unbounded)
 
     @property
     def label(self) -> str:

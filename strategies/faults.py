@@ -13,6 +13,7 @@ from its strategies module as `FaultPlan`s (strategies.api_contract).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Iterable, Sequence
 
 from hypothesis import reject
@@ -183,36 +184,45 @@ def _within_memories(draw: st.DrawFn, d: Draft) -> None:
                for memory, (start, stop) in layout.regions(d.ctx, d.addresses, d.extents).items()}
 
 
+# The edits are module-level functions (given their rule with functools.partial), never closures: a selection's
+# faults are kept in the cache of what a spec works out (spec.derived), which pickles them.
+
 def _multiple(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
+    assert rule.multiple is not None, "a multiple rule names its multiple"
+    ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
+    return [Fault(rule, "off-multiple", ctxs, partial(_off_multiple, rule))]
+
+
+def _off_multiple(rule: Rule, draw: st.DrawFn, d: Draft) -> None:
     field, multiple = rule.param, rule.multiple
     assert multiple is not None, "a multiple rule names its multiple"
-
-    def edit(draw: st.DrawFn, d: Draft) -> None:
-        value = d.params[field]
-        offset = draw(st.integers(1, multiple - 1), label="off-multiple by")
-        low, high = d.ctx.field_range(field)
-        d.params[field] = value - offset if value - offset >= low else value + offset  # smaller: fits
-        if not low <= d.params[field] <= high:
-            reject()
-        settle(draw, d)
-    ctxs = tuple(c for c in contexts(spec, paths) if rule.field in c.api.forms[c.form].fields)
-    return [Fault(rule, "off-multiple", ctxs, edit)]
+    value = d.params[field]
+    offset = draw(st.integers(1, multiple - 1), label="off-multiple by")
+    low, high = d.ctx.field_range(field)
+    d.params[field] = value - offset if value - offset >= low else value + offset  # smaller: fits
+    if not low <= d.params[field] <= high:
+        reject()
+    settle(draw, d)
 
 
 def _alignment(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
-    def covered(ctx: PathContext) -> list[str]:
-        return [op for op in rule.operands if rule.where.covers(ctx.position(op)) and _align(rule, ctx, op) > 1]
+    ctxs = tuple(c for c in contexts(spec, paths) if _covered(rule, c))
+    return [Fault(rule, "misaligned", ctxs, partial(_misalign, rule))]
 
-    def edit(draw: st.DrawFn, d: Draft) -> None:
-        operand = draw(st.sampled_from(covered(d.ctx)), label="misaligned operand")
-        align = _align(rule, d.ctx, operand)
-        offsets = [align >> k for k in range(1, align.bit_length()) if align >> k]
-        offset = draw(st.sampled_from(offsets), label="misaligned by")
-        address = d.addresses[operand]
-        d.addresses[operand] = address - offset if address >= offset else address + offset
-        _respan_or_reject(d)
-    ctxs = tuple(c for c in contexts(spec, paths) if covered(c))
-    return [Fault(rule, "misaligned", ctxs, edit)]
+
+def _covered(rule: Rule, ctx: PathContext) -> list[str]:
+    """The operands an alignment rule asks more than byte alignment of on this path."""
+    return [op for op in rule.operands if rule.where.covers(ctx.position(op)) and _align(rule, ctx, op) > 1]
+
+
+def _misalign(rule: Rule, draw: st.DrawFn, d: Draft) -> None:
+    operand = draw(st.sampled_from(_covered(rule, d.ctx)), label="misaligned operand")
+    align = _align(rule, d.ctx, operand)
+    offsets = [align >> k for k in range(1, align.bit_length()) if align >> k]
+    offset = draw(st.sampled_from(offsets), label="misaligned by")
+    address = d.addresses[operand]
+    d.addresses[operand] = address - offset if address >= offset else address + offset
+    _respan_or_reject(d)
 
 
 def _align(rule: Rule, ctx: PathContext, operand: str) -> int:
@@ -284,57 +294,65 @@ def _planned(rule: Rule, plans: Sequence[FaultPlan]) -> list[Fault]:
 
 
 def _bounds(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
-    def cut_end(draw: st.DrawFn, d: Draft) -> None:
-        """End the region of one operand's memory 1+ bytes before its last access, tensor starts kept inside."""
-        touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
-        if not touched:
-            reject()
-        operand = draw(st.sampled_from(touched), label="operand cut short")
-        memory = d.ctx.memory(operand)
-        stop = max(d.addresses[op] + d.extents.of(op)[1] for op in touched if d.ctx.memory(op) == memory)
-        floor = max([d.spans[memory][0]] + [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory])
-        if stop - floor < 2:
-            reject()
-        cut = draw(st.integers(1, min(stop - floor - 1, 64)), label="bytes cut off")
-        d.spans[memory] = (d.spans[memory][0], stop - cut)
-
-    def drop_region(draw: st.DrawFn, d: Draft) -> None:
-        touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
-        if d.ctx.shared_memory or not touched:
-            reject()
-        del d.spans[d.ctx.memory(draw(st.sampled_from(touched), label="region dropped"))]
     ctxs = tuple(c for c in contexts(spec, paths) if c.api.name == api)
-    return [Fault(rule, "region-too-short", ctxs, cut_end), Fault(rule, "region-missing", ctxs, drop_region)]
+    return [Fault(rule, "region-too-short", ctxs, _cut_end), Fault(rule, "region-missing", ctxs, _drop_region)]
+
+
+def _cut_end(draw: st.DrawFn, d: Draft) -> None:
+    """End the region of one operand's memory 1+ bytes before its last access, tensor starts kept inside."""
+    touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
+    if not touched:
+        reject()
+    operand = draw(st.sampled_from(touched), label="operand cut short")
+    memory = d.ctx.memory(operand)
+    stop = max(d.addresses[op] + d.extents.of(op)[1] for op in touched if d.ctx.memory(op) == memory)
+    floor = max([d.spans[memory][0]] + [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory])
+    if stop - floor < 2:
+        reject()
+    cut = draw(st.integers(1, min(stop - floor - 1, 64)), label="bytes cut off")
+    d.spans[memory] = (d.spans[memory][0], stop - cut)
+
+
+def _drop_region(draw: st.DrawFn, d: Draft) -> None:
+    touched = [op for op in ("src", "dst") if d.extents.of(op)[1] > d.extents.of(op)[0]]
+    if d.ctx.shared_memory or not touched:
+        reject()
+    del d.spans[d.ctx.memory(draw(st.sampled_from(touched), label="region dropped"))]
 
 
 def _capacity(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:
-    def local(ctx: PathContext) -> list[str]:
-        return [op for op in ("src", "dst") if ctx.memory(op) in ctx.product.capacities
-                and (rule.status is Status.DOCUMENTED or ctx.product.capacities[ctx.memory(op)].rule == rule.id)]
+    ctxs = tuple(c for c in contexts(spec, paths) if _local(rule, c))
+    return [Fault(rule, "over-capacity" if rule.status is Status.DOCUMENTED else "disputed-band", ctxs,
+                  partial(_over_capacity, rule))]
 
-    def edit(draw: st.DrawFn, d: Draft) -> None:
-        operand = draw(st.sampled_from(local(d.ctx)), label="operand over capacity")
-        capacity = d.ctx.product.capacities[d.ctx.memory(operand)]
-        readings = [capacity.bytes, *capacity.alternatives.values()]
-        low, high = d.extents.of(operand)
-        if high <= low:
-            reject()
-        if rule.status is Status.DOCUMENTED:
-            target = max(readings) + draw(st.integers(1, 256), label="bytes over capacity")
-        else:
-            target = draw(st.integers(min(readings) + 1, max(readings)), label="access end in the disputed band")
-        align = d.ctx.alignment(operand)
-        address = -(-(target - high) // align) * align
-        if address < 0 or address + high <= min(readings) and rule.status is not Status.DOCUMENTED:
-            reject()
-        d.addresses[operand] = address
-        if d.ctx.shared_memory and not layout.apart(d.addresses, d.extents):
-            reject()   # moved onto the other operand: source and destination would overlap (unspecified)
-        memory = d.ctx.memory(operand)
-        others = [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory]
-        d.spans[memory] = (max(0, min(others) - layout.GUARD_BYTES), address + high + layout.GUARD_BYTES)
-    ctxs = tuple(c for c in contexts(spec, paths) if local(c))
-    return [Fault(rule, "over-capacity" if rule.status is Status.DOCUMENTED else "disputed-band", ctxs, edit)]
+
+def _local(rule: Rule, ctx: PathContext) -> list[str]:
+    """The operands in a memory of limited capacity that the capacity rule covers on this path."""
+    return [op for op in ("src", "dst") if ctx.memory(op) in ctx.product.capacities
+            and (rule.status is Status.DOCUMENTED or ctx.product.capacities[ctx.memory(op)].rule == rule.id)]
+
+
+def _over_capacity(rule: Rule, draw: st.DrawFn, d: Draft) -> None:
+    operand = draw(st.sampled_from(_local(rule, d.ctx)), label="operand over capacity")
+    capacity = d.ctx.product.capacities[d.ctx.memory(operand)]
+    readings = [capacity.bytes, *capacity.alternatives.values()]
+    low, high = d.extents.of(operand)
+    if high <= low:
+        reject()
+    if rule.status is Status.DOCUMENTED:
+        target = max(readings) + draw(st.integers(1, 256), label="bytes over capacity")
+    else:
+        target = draw(st.integers(min(readings) + 1, max(readings)), label="access end in the disputed band")
+    align = d.ctx.alignment(operand)
+    address = -(-(target - high) // align) * align
+    if address < 0 or address + high <= min(readings) and rule.status is not Status.DOCUMENTED:
+        reject()
+    d.addresses[operand] = address
+    if d.ctx.shared_memory and not layout.apart(d.addresses, d.extents):
+        reject()   # moved onto the other operand: source and destination would overlap (unspecified)
+    memory = d.ctx.memory(operand)
+    others = [d.addresses[op] for op in ("src", "dst") if d.ctx.memory(op) == memory]
+    d.spans[memory] = (max(0, min(others) - layout.GUARD_BYTES), address + high + layout.GUARD_BYTES)
 
 
 def _semantics(spec: Spec, rule: Rule, api: str, paths: list[Path], products: list[str]) -> list[Fault]:

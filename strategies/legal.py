@@ -19,22 +19,9 @@ def select_paths(spec: Spec, products: Iterable[str] | None = None, apis: Iterab
             if (wanted is None or path.product in wanted) and (apis is None or path.api in apis)]
 
 
-# (spec digest, path, form) -> its context: the same object every time for the same spec content, so that
-# what a context works out once (field ranges, alignments) serves every fault and boundary built over it.
-_CONTEXTS: dict[tuple[str, Path, str], PathContext] = {}
-
-
 def contexts(spec: Spec, paths: Sequence[Path]) -> list[PathContext]:
     """One context per path and documented form of it."""
-    return [_context(spec, path, form) for path in paths for form in path.forms]
-
-
-def _context(spec: Spec, path: Path, form: str) -> PathContext:
-    key = (spec.digest, path, form)
-    context = _CONTEXTS.get(key)
-    if context is None:
-        context = _CONTEXTS[key] = PathContext.of(spec, path, form)
-    return context
+    return [PathContext.of(spec, path, form) for path in paths for form in path.forms]
 
 
 def extended(ctxs: Sequence[PathContext], extensions: Iterable[str]) -> tuple[PathContext, ...]:

@@ -142,10 +142,12 @@ def crossing_pins(ctx: PathContext, quantity: str, width: int) -> list[Mapping[s
 
 def _count_below_unit(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
     """A count whose bytes do not fill one route unit: nothing would move (blockLen 0)."""
-    def edit(draw: st.DrawFn, d: Draft) -> None:
-        units = d.ctx.api.units_for(d.ctx.dst)
-        d.params["count"] = draw(st.integers(0, (units.count_round_bytes - 1) // d.ctx.src_dtype.size), label="count")
-    return [FaultPlan("count-below-unit", tuple(c for c in contexts if c.form == "count"), edit)]
+    return [FaultPlan("count-below-unit", tuple(c for c in contexts if c.form == "count"), _count_short_of_unit)]
+
+
+def _count_short_of_unit(draw: st.DrawFn, d: Draft) -> None:
+    units = d.ctx.api.units_for(d.ctx.dst)
+    d.params["count"] = draw(st.integers(0, (units.count_round_bytes - 1) // d.ctx.src_dtype.size), label="count")
 
 
 RELATION_FAULTS: Mapping[str, FaultPlanner] = {"count_fills_unit": _count_below_unit}

@@ -13,6 +13,7 @@ outer dimension).
 from __future__ import annotations
 
 import copy
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from hypothesis import reject
@@ -279,13 +280,16 @@ TRIVIAL_DIMENSION = {"startIndex": 0, "endIndex": 0, "stride": 0, "burstLen": 1,
 
 def _edited(mutate: Callable[..., None], dims: int = 1) -> FaultPlanner:
     """A planner drawing every context (with `dims` dimensions pinned when more than one) and applying `mutate`."""
-    def edit(draw: st.DrawFn, d: Draft) -> None:
-        mutate(draw, d)
-        settle(draw, d)
-
     def plan(rule: Rule, contexts: Sequence[PathContext]) -> list[FaultPlan]:
-        return [FaultPlan(rule.relation, tuple(contexts), edit, pinned=(("dimValue", dims),) if dims > 1 else ())]
+        return [FaultPlan(rule.relation, tuple(contexts), partial(_mutated, mutate),
+                          pinned=(("dimValue", dims),) if dims > 1 else ())]
     return plan
+
+
+def _mutated(mutate: Callable[..., None], draw: st.DrawFn, d: Draft) -> None:
+    """A slice-info fault's edit (picklable, as strategies.faults' are): `mutate`, then the draft re-sized."""
+    mutate(draw, d)
+    settle(draw, d)
 
 
 def _info_count(draw: st.DrawFn, d: Draft) -> None:
