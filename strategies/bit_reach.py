@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping
 
 from ascendc_conformance.format.case import Case, Operand
 from ascendc_conformance.reference import bit_witness as reference_bits
+from ascendc_conformance.spec.derived import remembered
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
@@ -183,19 +184,16 @@ def _unreachable(tracked: reference_bits.BitField, reachable: Mapping[int, set[W
     return found
 
 
-_SELECTIONS: dict[tuple[Any, ...], tuple[FieldBits, ...]] = {}   # (spec digest, products, APIs) -> bits of the selection
-
-
 def selection_bits(spec: Spec, products: Iterable[str] | None = None,
                    apis: Iterable[str] | None = None) -> tuple[FieldBits, ...]:
-    """The bits of every tracked field of every API of the selection (every product and API by default)."""
+    """The bits of every tracked field of every API of the selection (every product and API by default), worked
+    out once per spec content and selection (spec.derived)."""
     products, apis = selection_key(spec, products, apis)
-    key = (spec.digest, products, apis)
-    if key not in _SELECTIONS:
+
+    def work_out() -> tuple[FieldBits, ...]:
         ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
-        _SELECTIONS[key] = tuple(entry for api in spec.apis if not apis or api in apis
-                                 for entry in field_bits(spec, api, ctxs))
-    return _SELECTIONS[key]
+        return tuple(entry for api in spec.apis if not apis or api in apis for entry in field_bits(spec, api, ctxs))
+    return remembered(spec, "selection-bits", (products, apis), work_out)
 
 
 def selection_key(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None

@@ -23,6 +23,7 @@ from ascendc_conformance.format.case import Case
 from ascendc_conformance.reference import legal_transfer
 from ascendc_conformance.reference.call import resolve
 from ascendc_conformance.reference.crossings import crossings
+from ascendc_conformance.spec.derived import remembered
 from ascendc_conformance.spec.model import DerivedQuantity, Spec
 from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.bit_reach import probe_case, selection_key
@@ -116,17 +117,17 @@ def _why_not(holders: list[PathContext], quantity: str, width: int) -> str:
     return words if over is not None or len(reasons) == 1 else f"{words} (and {len(reasons) - 1} more paths)"
 
 
-_TABLES: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]] = {}   # per selection
-
-
 def _selection(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
                ) -> tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]:
-    """The crossings of a selection and the tests of its reachable ones, worked out together (once per spec and
-    selection): per API, quantity and width, highest width first, the ways each path makes it in."""
+    """The crossings of a selection and the tests of its reachable ones, worked out together (once per spec
+    content and selection: spec.derived): per API, quantity and width, highest width first, the ways each path
+    makes it in."""
     products, apis = selection_key(spec, products, apis)
-    key = (spec.digest, products, apis)
-    if key in _TABLES:
-        return _TABLES[key]
+    return remembered(spec, "crossings", (products, apis), lambda: _work_out(spec, products, apis))
+
+
+def _work_out(spec: Spec, products: tuple[str, ...], apis: tuple[str, ...]
+              ) -> tuple[tuple[CrossingReach, ...], tuple[Crossing, ...]]:
     ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
     table: list[CrossingReach] = []
     tests: list[Crossing] = []
@@ -153,8 +154,7 @@ def _selection(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] |
                     done.update(found)
             table += reversed(rows)
             tests += reversed(made)
-    _TABLES[key] = (tuple(table), tuple(tests))
-    return _TABLES[key]
+    return tuple(table), tuple(tests)
 
 
 def _cheapest(found: Mapping[Way, PathContext]) -> list[PathContext]:

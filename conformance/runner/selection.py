@@ -18,7 +18,9 @@ from ascendc_conformance.format.errors import ConformanceError, did_you_mean
 from ascendc_conformance.format.limits import Limits
 from ascendc_conformance.format.pack import Pack
 from ascendc_conformance.format.results import Subject, TestKind
+from ascendc_conformance.spec.derived import remembered
 from ascendc_conformance.spec.model import Path as SpecPath, Spec
+from ascendc_conformance.strategies.bit_reach import selection_key
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.crossings import crossing_tests
 from ascendc_conformance.strategies.faults import Fault, faults
@@ -84,8 +86,24 @@ def subject(item: Item) -> Subject:
             "src_dtype": item.src_dtype, "dst_dtype": item.dst_dtype}
 
 
-SPEC_LISTS = ("paths", "faults", "boundaries", "smoke")
-"""The Selection's lists that depend on the spec, the products and the APIs alone (not the pack or the limits)."""
+@dataclass(frozen=True)
+class SpecTests:
+    """The tests of a selection that depend on the spec, its products and its APIs alone (not on a pack or the
+    limits a target declares): worked out together, once per spec content and selection (spec.derived: the
+    other processes of a run, and the runs after it, read them back)."""
+
+    faults: list[Fault]
+    bounds: list[Boundary]
+    pinned: list[PinnedTest]   # of top bits in large regions, and of crossings of derived offsets
+    smoke: list[Smoke]
+
+    @classmethod
+    def work_out(cls, spec: Spec, products: tuple[str, ...] | None, apis: tuple[str, ...] | None) -> "SpecTests":
+        paths = select_paths(spec, products, apis)
+        faults_ = faults(spec, products, apis)
+        bounds = boundaries(spec, products, apis)
+        pinned = [*field_reaches(spec, products, apis, bounds), *crossing_tests(spec, products, apis)]
+        return cls(faults=faults_, bounds=bounds, pinned=pinned, smoke=smoke_tests(spec, paths, faults_, bounds))
 
 
 @dataclass(frozen=True)
@@ -105,19 +123,25 @@ class Selection:
         return select_paths(self.spec, self.products, self.apis)
 
     @cached_property
-    def faults(self) -> list[Fault]:
-        return faults(self.spec, self.products, self.apis)
+    def spec_tests(self) -> SpecTests:
+        """The tests of the products and APIs, whatever the pack and the limits."""
+        products, apis = selection_key(self.spec, self.products, self.apis)
+        return remembered(self.spec, "selection", (products, apis),
+                          lambda: SpecTests.work_out(self.spec, products or None, apis or None))
 
-    @cached_property
+    @property
+    def faults(self) -> list[Fault]:
+        return self.spec_tests.faults
+
+    @property
     def bounds(self) -> list[Boundary]:
         """The bounds' tests."""
-        return boundaries(self.spec, self.products, self.apis)
+        return self.spec_tests.bounds
 
-    @cached_property
+    @property
     def boundaries(self) -> list[Boundary | PinnedTest]:
         """The bounds' tests, and the pinned tests of top bits in large regions and of crossings."""
-        return [*self.bounds, *field_reaches(self.spec, self.products, self.apis, self.bounds),
-                *crossing_tests(self.spec, self.products, self.apis)]
+        return [*self.spec_tests.bounds, *self.spec_tests.pinned]
 
     @cached_property
     def deviations(self) -> list[Deviation]:
@@ -130,18 +154,13 @@ class Selection:
         depend on the target's declared limits, a pack's cases do not)."""
         return probes(self.spec, self.limits, self.paths) if self.pack is None else []
 
-    @cached_property
+    @property
     def smoke(self) -> list[Smoke]:
-        return smoke_tests(self.spec, self.paths, self.faults, self.bounds)
+        return self.spec_tests.smoke
 
     def refined(self, *, pack: Pack | None, limits: Limits, profile: str) -> "Selection":
-        """The same products and APIs with this pack, limits and profile, keeping the lists of tests worked out
-        already: they depend on the spec, the products and the APIs alone."""
-        refined = replace(self, pack=pack, limits=limits, profile=profile)
-        for name in SPEC_LISTS:
-            if name in self.__dict__:
-                refined.__dict__[name] = self.__dict__[name]
-        return refined
+        """The same products and APIs with this pack, limits and profile (the same spec tests)."""
+        return replace(self, pack=pack, limits=limits, profile=profile)
 
     def tests(self, *kinds: TestKind) -> Iterator[tuple[str, TestKind, Item]]:
         """(test id, kind, item) of every conformance test of these kinds (default: all) the run makes, in run

@@ -26,6 +26,7 @@ from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
+from ascendc_conformance.spec.derived import CACHE_VARIABLE
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.targets import open_target
@@ -48,6 +49,9 @@ def register(subparsers: Any) -> None:
                     "With --baseline, a test failing only with causes of an earlier run is known and passes:\n"
                     "the run fails on new causes only. A failing case is sent again before it is reported: an\n"
                     "answer that changes is flaky (failing the run unless --allow-flaky).\n\n"
+                    "The tests a selection makes are worked out once and kept in a cache that every process\n"
+                    f"of the run and later runs read: ${CACHE_VARIABLE} names its folder (empty: none;\n"
+                    "default $XDG_CACHE_HOME/ascendc-conformance, i.e. ~/.cache/ascendc-conformance).\n\n"
                     + help_text("0 the target conforms on what was run (with --baseline: no new cause fails); 1 it "
                                 "does not (a -k expression pytest cannot parse is a usage error, 2)",
                                 "5 no test was selected"),
