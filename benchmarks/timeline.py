@@ -11,9 +11,11 @@ and last test, sessionfinish, exit) into a file of its own. `split` turns those 
 - tests: from the first test started to the last one finished, and the tests' own durations summed;
 - controlling process: its CPU seconds while the tests run (under xdist: receiving and recording every
   test's report; with one process it is the worker itself);
-- reports: the controlling process's sessionfinish to the command's exit (results, verdict, report files).
+- reports: the controlling process's sessionfinish to its unconfigure (results, verdict, report files);
+- exit: its unconfigure to the command's exit (the target closed, the interpreter's own teardown).
 
-Only the standard library: benchmarks/scaling.py uses it on a machine with nothing but the installed package.
+Only the standard library and pytest: benchmarks/scaling.py uses it on a machine with nothing but the installed
+package.
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any, Sequence
+
+import pytest
 
 DIRECTORY_VARIABLE = "ASCENDC_BENCH_TIMELINE_DIR"
 """Where each pytest process of a timed run writes its timeline (one JSON file per process id)."""
@@ -51,6 +55,7 @@ def _process_started() -> float | None:
         return None
 
 
+@pytest.hookimpl(tryfirst=True)   # before the suite's plugin starts the run: that is the configure phase
 def pytest_configure(config: Any) -> None:
     _marks["role"] = "worker" if hasattr(config, "workerinput") else "controller"
     _marks["configured"] = _now()
@@ -91,11 +96,13 @@ def _is_distributed() -> bool:
     return _marks.get("distributed", False)
 
 
+@pytest.hookimpl(tryfirst=True)   # before the recorder writes the results and the reports
 def pytest_sessionfinish(session: Any) -> None:
     _marks["session_finishing"] = _now()
     _marks["distributed"] = _is_distributed()
 
 
+@pytest.hookimpl(optionalhook=True)   # only with xdist
 def pytest_xdist_setupnodes(config: Any, specs: Any) -> None:
     _marks["distributed"] = True
 
@@ -111,7 +118,6 @@ def pytest_unconfigure(config: Any) -> None:
     Path(directory, f"{os.getpid()}.json").write_text(json.dumps(_marks))
 
 
-pytest_xdist_setupnodes.optionalhook = True  # type: ignore[attr-defined]  # only with xdist
 
 
 # --- timing a run -----------------------------------------------------------------------------------------------------
@@ -165,7 +171,8 @@ def split(timelines: list[dict[str, Any]], launched: float, ended: float) -> dic
         "tests": {"span": round(last - first, 2), "sum": round(sum(w["test_seconds"] for w in workers), 2),
                   "cpu": round(sum(cpu(w, "first_test", "last_test") for w in tested), 2),
                   "count": sum(w["tests"] for w in workers)},
-        "reports": round(ended - controller["session_finishing"]["wall"], 2),
+        "reports": wall(controller, "session_finishing", "unconfigured"),
+        "exit": round(ended - controller["unconfigured"]["wall"], 2),
         "after_last_test": round(ended - last, 2)}
     if controller is not workers[0]:   # under xdist: what the controlling process spent on the tests' reports
         phases["controller_cpu_during_tests"] = round(
