@@ -1,6 +1,7 @@
-"""The bulk of the JSON edges: base64 of memory regions, and the compact JSON lines of the exec wire.
+"""The bulk of the JSON edges: base64 of memory regions, the compact JSON lines of the exec wire, and reading JSON
+from outside (format.bounded.loads: a target's answer carries its regions' base64, up to 45 MB of it).
 
-The standard library does both. When installed (the `fast` extra: `pip install ascendc-conformance[fast]`),
+The standard library does all of it. When installed (the `fast` extra: `pip install ascendc-conformance[fast]`),
 pybase64 (SIMD base64) and orjson (a compiled JSON encoder) do the same work several times faster — on a `ci`
 pack's cases (45 KB of regions each) about 160 of the runner's 330 µs of wire work per exec case, measured by
 the benchmark key `exec_runner_us_per_case` — and give the same bytes: a line orjson would write differently
@@ -58,3 +59,30 @@ def json_line(message: Any) -> bytes:
             if line.isascii():   # json.dumps escapes every non-ASCII character; orjson writes it as UTF-8
                 return line
     return json.dumps(message, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+DECLINED = object()
+"""What `fast_loads` returns for a text the standard library's path must read (format.bounded.loads)."""
+
+
+def fast_loads(data: str | bytes | bytearray, max_depth: int) -> Any:
+    """A JSON text read by orjson, when the value it gives is the one json.loads gives and passes every check of
+    format.bounded.loads: no float anywhere (orjson reads an integer past 64 bits as a float; JSON from outside
+    rarely holds floats), nesting at most `max_depth` deep. DECLINED for anything else (no orjson, a text it
+    refuses, a float, deeper nesting): the standard library's path then reads it, or says what is wrong."""
+    if orjson is None:
+        return DECLINED
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return DECLINED
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, float):
+            return DECLINED
+        if isinstance(item, (dict, list)):
+            if level >= max_depth:
+                return DECLINED
+            stack.extend((member, level + 1) for member in (item.values() if isinstance(item, dict) else item))
+    return value

@@ -8,7 +8,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ascendc_conformance.format import wire
+from ascendc_conformance.format import bounded, wire
 
 FAST = pytest.mark.skipif(wire.orjson is None or wire.pybase64 is None, reason="the fast extra is not installed")
 
@@ -72,3 +72,40 @@ def test_the_standard_library_path_writes_the_same(message: dict, monkeypatch: p
     monkeypatch.setattr(wire, "orjson", None)
     monkeypatch.setattr(wire, "pybase64", None)
     assert (wire.json_line(message), wire.b64encode(b"\x00\xff" * 9), wire.b64decode("AAEC")) == fast
+
+
+def read(data: bytes, max_depth: int) -> str:
+    """What bounded.loads makes of `data`: the value's repr (1, 1.0 and True told apart), or its error's message."""
+    try:
+        return repr(bounded.loads(data, "answer", max_depth=max_depth))
+    except bounded.InputError as error:
+        return f"InputError: {error}"
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12)
+JSON_TEXTS = (JSON_VALUES.map(lambda value: json.dumps(value).encode())   # NaN and Infinity included
+              | st.text(alphabet='[]{}":,0123456789.eE-+ tfnaulrs\\u\x00\n\ufeff\ud800', max_size=16).map(
+                  lambda text: text.encode("utf-8", "surrogatepass"))
+              | st.binary(max_size=12))
+
+
+@FAST
+@settings(max_examples=2000, deadline=None)
+@given(JSON_TEXTS, st.integers(1, 4))
+def test_reading_json_gives_the_standard_librarys_value_or_message(data: bytes, max_depth: int) -> None:
+    fast = read(data, max_depth)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(wire, "orjson", None)
+        assert read(data, max_depth) == fast
+
+
+@FAST
+def test_an_answer_is_read_by_the_fast_path() -> None:
+    """Not only equal: the fast path is the one taken for an ordinary answer (else it would cost, not save)."""
+    answer = json.dumps({"id": 3, "status": "ok", "memory": {"GM": [{"address": 0, "data": "AAEC" * 100}]}})
+    assert wire.fast_loads(answer.encode(), bounded.MAX_DEPTH) == json.loads(answer)
+    for declined in (b"[1.5]", b"18446744073709551616", b"[[[1]]]", b"NaN"):
+        assert wire.fast_loads(declined, 2) is wire.DECLINED, declined
