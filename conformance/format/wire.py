@@ -76,13 +76,20 @@ def fast_loads(data: str | bytes | bytearray, max_depth: int) -> Any:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return DECLINED
-    stack = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, float):
-            return DECLINED
-        if isinstance(item, (dict, list)):
-            if level >= max_depth:
-                return DECLINED
-            stack.extend((member, level + 1) for member in (item.values() if isinstance(item, dict) else item))
-    return value
+    return value if _plain(value, max_depth) else DECLINED
+
+
+_LEAVES = (str, int, bool, type(None))   # what a JSON value may hold besides containers and floats
+
+
+def _plain(value: Any, levels: int) -> bool:
+    """No float in `value`, and its containers nested at most `levels` deep (recursing at most that deep)."""
+    kind = type(value)
+    if kind is float:
+        return False
+    if kind is not dict and kind is not list:
+        return True
+    if levels == 0:
+        return False
+    return all(type(member) in _LEAVES or _plain(member, levels - 1)
+               for member in (value.values() if kind is dict else value))
