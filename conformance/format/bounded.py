@@ -26,7 +26,6 @@ import zlib
 from dataclasses import dataclass
 from typing import IO, Any, Iterator
 
-from ascendc_conformance.format import wire
 from ascendc_conformance.format.errors import ConformanceError
 
 MAX_DEPTH = 64
@@ -105,6 +104,9 @@ def loads(data: str | bytes | bytearray, where: str, *, max_bytes: int | None = 
     size = len(data)
     if max_bytes is not None and size > max_bytes:
         raise InputError(where, f"{size} bytes, more than the {max_bytes} accepted")
+    # imported here: the plugin checks its options with this module before any target is given, importing only
+    # pytest and the standard library until then (tests/meta/test_architecture.py); wire imports orjson
+    from ascendc_conformance.format import wire
     value = wire.fast_loads(data, max_depth)   # the same value, when it is sure to be: an answer's 45 MB at C speed
     if value is not wire.DECLINED:
         return value

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
-from ascendc_conformance.format import bounded, schemas
+from ascendc_conformance.format import bounded, cache, schemas
 from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
@@ -285,8 +285,8 @@ def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
     """`open_pack`, refused unless its id is `pack_id` (when given), and everything the pack says of itself checked
     against its content: every test file against the schema and its manifest entry (test id, kind, number of
     cases, case ids), every fill recipe against MAX_FILL_BYTES (nothing is allocated for a region), the
-    manifest's counts against its tests and every test's cases against its profile's. PackError, one line
-    naming the file and field. What the pack says of the spec (its test list, its expected results) needs the
+    manifest's counts against its tests and every test's cases against its profile's (the test files' checks
+    once per pack id and code: format.cache). PackError, one line naming the file and field. What the pack says of the spec (its test list, its expected results) needs the
     spec and the reference: runner.pack_check."""
     pack = open_pack(directory)
     if pack_id is not None and pack.pack_id != pack_id.lower():
@@ -296,8 +296,12 @@ def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
     if pack.profile not in PROFILES:
         raise PackError(f"{manifest}: 'built.profile': {bounded.shown(pack.profile)} is not a profile "
                         f"({', '.join(PROFILES)})")
-    for test in pack.tests.values():
-        _check_test_file(pack, test)
+    # the test files' checks depend on their content alone, which the pack id pins (open_pack checked every file
+    # against its hash): passed once, they are not run again on the same pack by the same code (format.cache)
+    def check_test_files() -> None:
+        for test in pack.tests.values():
+            _check_test_file(pack, test)
+    cache.checked("pack-checked", pack.pack_id, check_test_files)
     difference = _first_difference(pack.manifest["counts"], counts(list(pack.tests.values())), "counts")
     if difference is not None:
         where, claimed, actual = difference

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from ascendc_conformance import reference
+from ascendc_conformance.format import cache
+from ascendc_conformance.format import pack as pack_module
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
@@ -181,6 +183,25 @@ def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, t
     rewrite(copy, name, lambda data: data["cases"].pop(0))
     with pytest.raises(PackError, match=r"the manifest says \w+ test"):
         verify_pack(copy)
+
+
+def test_a_packs_files_are_checked_once_per_pack_id(pack: Pack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checks of the test files depend on their content alone, which the pack id pins: a second verify of the
+    same pack skips them (format.cache), a pack changed in any file (another id) is checked again."""
+    monkeypatch.setenv(cache.CACHE_VARIABLE, str(tmp_path / "cache"))
+    checked: list[str] = []
+    check = pack_module._check_test_file
+    monkeypatch.setattr(pack_module, "_check_test_file", lambda p, test: checked.append(test.id) or check(p, test))
+    copy = shutil.copytree(pack.directory, tmp_path / "copy")
+    verify_pack(copy)
+    assert len(checked) == len(pack.tests)
+    verify_pack(copy)
+    assert len(checked) == len(pack.tests), "the same pack's files were checked again"
+    rewrite(copy, first_test_file(copy), lambda data: data["cases"][0]["case"]["memory"]["GM"]["fill"].update(seed=-1))
+    with pytest.raises(PackError, match=r"'cases\.0\.case\.memory\.GM\.fill\.seed'"):
+        verify_pack(copy)
+    with pytest.raises(PackError, match=r"'cases\.0\.case\.memory\.GM\.fill\.seed'"):
+        verify_pack(copy)   # a check that failed is not remembered
 
 
 def datacopy_case(dst_address: int = 96, **params) -> tuple[Case, PathContext]:

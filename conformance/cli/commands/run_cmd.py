@@ -13,6 +13,7 @@ from _pytest.mark import _parse_expression
 from ascendc_conformance import plugin, reference
 from ascendc_conformance.cli.commands import add_verb_parser
 from ascendc_conformance.format import replay
+from ascendc_conformance.format.cache import CACHE_VARIABLE
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ReadingError
 from ascendc_conformance.format.exits import help_text
@@ -26,7 +27,6 @@ from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plugin import SUITE_DIR, StartedRun
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
-from ascendc_conformance.spec.derived import CACHE_VARIABLE
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.targets import open_target
