@@ -240,9 +240,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.Item]:
     """The conformance tests in run order: the smoke phase first, then the full tests taken one API at a time
-    in turn (each API's own tests keep their order), so that a bug in any API shows early. Other items (a
-    user's own tests in the same pytest run) keep their place at the end."""
-    planned = session.selection.planned
+    in turn, so that a bug in any API shows early; each API's heavy tests (strategies.pinned: its large-region
+    and crossing tests, the only ones that show a field kept in too few bits or an offset computed in 32 bits)
+    first among its full tests, its others in their order. Other items (a user's own tests in the same pytest
+    run) keep their place at the end."""
+    planned, heavy = session.selection.planned, session.selection.heavy
     phases: dict[bool, dict[str, list[pytest.Item]]] = {True: {}, False: {}}
     others = []
     for item in items:
@@ -252,6 +254,8 @@ def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.I
             continue
         kind, subject = planned[name]
         phases[kind is TestKind.SMOKE].setdefault(subject.get("api") or "", []).append(item)
+    for tests in phases[False].values():
+        tests.sort(key=lambda item: item.nodeid.rsplit("::", 1)[-1] not in heavy)   # stable: the others keep their order
     ordered = [item for smoke in (True, False)
                for round_ in zip_longest(*phases[smoke].values()) for item in round_ if item is not None]
     return ordered + others
