@@ -6,7 +6,8 @@ again in each xdist worker (benchmarks/timeline.py). `remembered(spec, name, key
 `compute()` returns, read back from the cache when the same code worked it out before from the same spec
 content; the spec's own objects inside it (rules, paths, products, ...) are pickled as their places in the spec
 (`dumps`, `loads`), so that what is read back holds the very objects of the spec it is given. An entry that
-cannot be read back (truncated, from another Python) is worked out again. Entries are pickles: the cache's
+cannot be read back (truncated, from another Python) is worked out again; a value that cannot be pickled (a
+closure in it) is not kept. Entries are pickles: the cache's
 folder must be as private as the user's home.
 """
 from __future__ import annotations
@@ -38,11 +39,22 @@ def remembered(spec: Spec, name: str, key: Hashable, compute: Callable[[], T]) -
         read = _read(entry, spec)
         if read is _MISSING:
             read = compute()
-            if entry is not None:
-                cache.write(entry, dumps(read, spec))
+            data = _pickled(read, spec) if entry is not None else None
+            if data is not None:
+                cache.write(entry, data)
         _MEMORY[memory_key] = read
     value: T = _MEMORY[memory_key]
     return value
+
+
+def _pickled(value: Any, spec: Spec) -> bytes | None:
+    """`dumps(value, spec)`, or None for a value that holds something pickle cannot write: an API's strategies
+    module may build its fault edits as closures (strategies.api_contract); its selection is then worked out in
+    every process, as before the cache (the built-in APIs' pickle: tests/unit/test_derived_cache.py)."""
+    try:
+        return dumps(value, spec)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return None
 
 
 def _read(entry: FsPath | None, spec: Spec) -> Any:

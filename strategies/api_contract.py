@@ -41,7 +41,10 @@ class Draft:
 
 
 Edit = Callable[[st.DrawFn, Draft], None]
-"""edit(draw, draft) changes a legal draft in place so that it breaks a rule (Hypothesis's `draw` for choices)."""
+"""edit(draw, draft) changes a legal draft in place so that it breaks a rule (Hypothesis's `draw` for choices).
+A module-level function (given its arguments with functools.partial) pickles, so that the selection's tests are
+kept in the cache every process of a run reads (spec.derived); a closure works too, the selection is then worked
+out in every process."""
 
 
 @dataclass(frozen=True)

@@ -97,3 +97,19 @@ def test_a_runs_selection_is_remembered_and_read_back_equal(cache: Path, monkeyp
     second = list(Selection(SPEC, (PRODUCT,)).tests())
     assert [(test_id, kind, repr(item)) for test_id, kind, item in second] == \
         [(test_id, kind, repr(item)) for test_id, kind, item in first]
+
+
+def test_a_value_that_cannot_be_pickled_is_not_kept_and_not_an_error(cache: Path) -> None:
+    """An API's strategies module may build its fault edits as closures (tests/fixtures' toy API does): its
+    selection is then worked out in every process, as before the cache."""
+    calls, compute = counting({"edit": lambda draw, draft: None})
+    value = derived.remembered(SPEC, "probe", (), compute)
+    assert callable(value["edit"]) and entries(cache) == []
+
+
+def test_every_built_in_apis_selection_pickles() -> None:
+    """The whole spec's selection (every product and API): what the cache keeps for a run of everything. A fault
+    edit written as a closure would quietly leave the built-in selection uncached."""
+    tests = SpecTests.work_out(SPEC, None, None)
+    back = derived.loads(derived.dumps(tests, SPEC), SPEC)
+    assert [repr(fault) for fault in back.faults] == [repr(fault) for fault in tests.faults]
