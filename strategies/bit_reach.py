@@ -25,7 +25,7 @@ from ascendc_conformance.strategies import layout
 from ascendc_conformance.strategies.api_contract import module_for
 from ascendc_conformance.strategies.boundaries import shortfall
 from ascendc_conformance.strategies.context import PathContext
-from ascendc_conformance.strategies.legal import contexts, select_paths
+from ascendc_conformance.strategies.legal import contexts, select_paths, selection_key
 from ascendc_conformance.strategies.ways import BIT_WAYS, Way, needed
 
 NO_VALUE = "no documented value with the bit set clears to a legal one"
@@ -194,15 +194,6 @@ def selection_bits(spec: Spec, products: Iterable[str] | None = None,
         ctxs = contexts(spec, select_paths(spec, products or None, apis or None))
         return tuple(entry for api in spec.apis if not apis or api in apis for entry in field_bits(spec, api, ctxs))
     return remembered(spec, "selection-bits", (products, apis), work_out)
-
-
-def selection_key(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
-                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A selection as a cache key: sorted product ids and APIs, () for all (every product named is all of them)."""
-    products = tuple(sorted({spec.product(name).id for name in products or ()}))
-    apis = tuple(sorted(set(apis or ())))
-    return (() if set(products) == {p.id for p in spec.products} else products,
-            () if set(apis) == set(spec.apis) else apis)
 
 
 def _distinct(ctxs: list[PathContext], by_name: bool = False) -> list[PathContext]:

@@ -26,10 +26,10 @@ from ascendc_conformance.reference.crossings import crossings
 from ascendc_conformance.spec.derived import remembered
 from ascendc_conformance.spec.model import DerivedQuantity, Spec
 from ascendc_conformance.strategies.api_contract import module_for
-from ascendc_conformance.strategies.bit_reach import probe_case, selection_key
+from ascendc_conformance.strategies.bit_reach import probe_case
 from ascendc_conformance.strategies.boundaries import distinct, shortfall
 from ascendc_conformance.strategies.context import PathContext
-from ascendc_conformance.strategies.legal import contexts, select_paths
+from ascendc_conformance.strategies.legal import contexts, select_paths, selection_key
 from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.ways import CROSSING_WAYS, Way
 

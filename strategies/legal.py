@@ -19,6 +19,15 @@ def select_paths(spec: Spec, products: Iterable[str] | None = None, apis: Iterab
             if (wanted is None or path.product in wanted) and (apis is None or path.api in apis)]
 
 
+def selection_key(spec: Spec, products: Iterable[str] | None, apis: Iterable[str] | None
+                  ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A selection as a cache key: sorted product ids and APIs, () for all (every product named is all of them)."""
+    products = tuple(sorted({spec.product(name).id for name in products or ()}))
+    apis = tuple(sorted(set(apis or ())))
+    return (() if set(products) == {p.id for p in spec.products} else products,
+            () if set(apis) == set(spec.apis) else apis)
+
+
 def contexts(spec: Spec, paths: Sequence[Path]) -> list[PathContext]:
     """One context per path and documented form of it."""
     return [PathContext.of(spec, path, form) for path in paths for form in path.forms]

@@ -20,12 +20,11 @@ from ascendc_conformance.format.pack import Pack
 from ascendc_conformance.format.results import Subject, TestKind
 from ascendc_conformance.spec.derived import remembered
 from ascendc_conformance.spec.model import Path as SpecPath, Spec
-from ascendc_conformance.strategies.bit_reach import selection_key
 from ascendc_conformance.strategies.boundaries import Boundary, boundaries
 from ascendc_conformance.strategies.crossings import crossing_tests
 from ascendc_conformance.strategies.faults import Fault, faults
 from ascendc_conformance.strategies.large import field_reaches
-from ascendc_conformance.strategies.legal import select_paths
+from ascendc_conformance.strategies.legal import select_paths, selection_key
 from ascendc_conformance.strategies.limits import Deviation, LimitProbe, deviations, probes
 from ascendc_conformance.strategies.pinned import PinnedTest
 from ascendc_conformance.strategies.smoke import RouteForm, Smoke, smoke_tests
