@@ -2,7 +2,8 @@
 runs after it: a selection's tests (spec.derived), that a pack's files passed every check (format.pack).
 
 An entry is a file named by a `name` and a key, in a folder per digest of the package's code (every module and
-data file of it: an edited or upgraded install never reads what other code wrote). The cache is an optimisation
+data file of it: an edited or upgraded install never reads what other code wrote) and Python (`cpython-311`: a
+pickle is read back by the Python that wrote it). The cache is an optimisation
 only: a folder that cannot be written, or an entry that cannot be read back, means working the value out again,
 never an error. It lives in `$ASCENDC_CONFORMANCE_CACHE` if set (empty: no cache), else
 `$XDG_CACHE_HOME/ascendc-conformance` (by default `~/.cache/ascendc-conformance`). Entries are written whole
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import tempfile
 import time
 from functools import lru_cache
@@ -33,13 +35,13 @@ PASSED = b"passed"
 
 
 def folder() -> Path | None:
-    """The cache's folder for this code (None: no cache)."""
+    """The cache's folder for this code and Python (None: no cache)."""
     configured = os.environ.get(CACHE_VARIABLE)
     if configured is not None:
         root = Path(configured) if configured else None
     else:
         root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ascendc-conformance"
-    return root / code_digest()[:16] if root is not None else None
+    return root / f"{code_digest()[:16]}-{sys.implementation.cache_tag}" if root is not None else None
 
 
 def entry(name: str, key: Hashable) -> Path | None:
