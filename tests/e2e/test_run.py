@@ -282,3 +282,30 @@ def test_the_seed_decides_the_cases_even_on_a_ci_machine(tmp_path):
     here = _drawn_cases(tmp_path, "here", "7")
     assert here == _drawn_cases(tmp_path, "ci", "7", CI="true")
     assert here != _drawn_cases(tmp_path, "other-seed", "8", CI="true")
+
+
+FROZEN_AFTER = """
+import gc, sys
+import pytest
+from ascendc_conformance.cli.main import main
+if sys.argv[1] == "run":
+    code = main(["run", "--target", "reference", *sys.argv[2:], "-k", "smoke", "--progress", "off"])
+else:   # a pytest run that is no conformance run, of one trivial test
+    code = pytest.main([*sys.argv[2:], "-q", "-p", "no:cacheprovider"])
+print("exit", int(code), "frozen", gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize("kind", ["run", "other"])
+def test_a_runs_objects_are_frozen_once_it_is_over_and_only_a_runs(kind, tmp_path):
+    """A conformance run freezes its objects at its end (runner.plugin.pytest_unconfigure: collecting them again
+    only delays the process's exit); a pytest run that is no conformance run, in a process the plugin is loaded
+    into, freezes nothing."""
+    trivial = tmp_path / "test_trivial.py"
+    trivial.write_text("def test_nothing():\n    assert True\n")
+    arguments = SELECTION if kind == "run" else [str(trivial)]
+    done = subprocess.run([sys.executable, "-c", FROZEN_AFTER, kind, *arguments], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    exit_code, frozen = re.search(r"^exit (\d+) frozen (\d+)$", done.stdout, re.M).groups()
+    assert exit_code == "0", done.stdout[-3000:]
+    assert (int(frozen) > 0) == (kind == "run"), f"{kind}: {frozen} objects frozen at the end"
