@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 

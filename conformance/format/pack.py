@@ -25,7 +25,8 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ascendc_conformance.format import bounded, cache, schemas
 from ascendc_conformance.format.case import Case, Operand, Region, Result

@@ -53,7 +53,8 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping, TypedDict
+from collections.abc import Iterator, Mapping
+from typing import Any, TypedDict
 
 from ascendc_conformance.format import bounded, schemas
 from ascendc_conformance.format.bounded import SHOWN_CHARS, InputError, clip, shown
