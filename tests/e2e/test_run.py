@@ -309,3 +309,29 @@ def test_a_runs_objects_are_frozen_once_it_is_over_and_only_a_runs(kind, tmp_pat
     exit_code, frozen = re.search(r"^exit (\d+) frozen (\d+)$", done.stdout, re.M).groups()
     assert exit_code == "0", done.stdout[-3000:]
     assert (int(frozen) > 0) == (kind == "run"), f"{kind}: {frozen} objects frozen at the end"
+
+
+def test_a_run_loads_no_pytest_plugin_installed_beside_it(tmp_path):
+    """`run` loads its own pytest plugins only (cli.commands.run_cmd.PLUGIN_DISTRIBUTIONS): a plugin installed in
+    the environment, which a plain pytest run in the same environment loads, is loaded by no process of a run."""
+    site = tmp_path / "site"
+    (site / "intruding_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "intruding_plugin-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: intruding-plugin\nVersion: 1.0\n")
+    (site / "intruding_plugin-1.0.dist-info" / "entry_points.txt").write_text("[pytest11]\nintruding = intruding_plugin\n")
+    (site / "intruding_plugin.py").write_text(
+        "import os\n\n\ndef pytest_configure(config):\n"
+        "    with open(os.environ['INTRUDER_MARKS'], 'a') as marks:\n        marks.write(f'{os.getpid()}\\n')\n")
+    marks = tmp_path / "marks"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])),
+           "INTRUDER_MARKS": str(marks)}
+    (tmp_path / "test_trivial.py").write_text("def test_nothing():\n    pass\n")
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_trivial.py")],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0 and marks.read_text().count("\n") == 1, "the plugin is not installed as intended"
+    marks.unlink()
+    done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target", "reference", *SELECTION,
+                           "--workers", "2", "-k", "smoke", "--progress", "off"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not marks.exists(), f"a plugin installed beside the suite was loaded by {marks.read_text().split()}"

@@ -32,6 +32,10 @@ from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.targets import open_target
 
 ENTRY_POINT = plugin.__name__
+PLUGIN_DISTRIBUTIONS = ("hypothesis", "pytest-xdist")
+"""The installed packages whose pytest plugins a run loads beside its own: the run's pytest loads these and no
+other plugin installed (pytest's autoload is off). A plugin that reorders, reruns or times out tests would change
+what a run does; and importing every plugin of a well-stocked environment cost each process of a run seconds."""
 
 
 def register(subparsers: Any) -> None:
@@ -51,7 +55,9 @@ def register(subparsers: Any) -> None:
                     "answer that changes is flaky (failing the run unless --allow-flaky).\n\n"
                     "The tests a selection makes are worked out once and kept in a cache that every process\n"
                     f"of the run and later runs read: ${CACHE_VARIABLE} names its folder (empty: none;\n"
-                    "default $XDG_CACHE_HOME/ascendc-conformance, i.e. ~/.cache/ascendc-conformance).\n\n"
+                    "default $XDG_CACHE_HOME/ascendc-conformance, i.e. ~/.cache/ascendc-conformance).\n"
+                    "The run's pytest loads the suite's, Hypothesis's and pytest-xdist's plugins, no other\n"
+                    "pytest plugin installed.\n\n"
                     + help_text("0 the target conforms on what was run (with --baseline: no new cause fails); 1 it "
                                 "does not (a -k expression pytest cannot parse is a usage error, 2)",
                                 "5 no test was selected"),
@@ -102,8 +108,7 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
             "--tb=no", "-rN",
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    if not any(ep.value == ENTRY_POINT for ep in metadata.entry_points(group="pytest11")):
-        argv[:0] = ["-p", ENTRY_POINT]   # not installed (run from a source tree): load the plugin by name
+    argv[:0] = ["--disable-plugin-autoload", *(word for name in run_plugins() for word in ("-p", name))]
     if args.progress != "off":   # the progress lines say how far the run is: no pytest percentages beside them
         argv += ["-o", "console_output_style=classic"]
     if args.workers > 1:
@@ -113,6 +118,12 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
     if args.exitfirst:
         argv.append("-x")
     return argv
+
+
+def run_plugins() -> list[str]:
+    """The modules of the pytest plugins a run loads: the suite's, and those of PLUGIN_DISTRIBUTIONS."""
+    return [ENTRY_POINT, *(entry.value for name in PLUGIN_DISTRIBUTIONS
+                           for entry in metadata.distribution(name).entry_points if entry.group == "pytest11")]
 
 
 def cmd_run(args: argparse.Namespace) -> int:
