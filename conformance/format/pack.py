@@ -135,6 +135,39 @@ def _call_of(data: Mapping[str, Any]) -> Case:
                 tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
 
+Reach = Mapping[str, Mapping[str, tuple[int, ...]]]
+"""API -> field -> the bits of it witnessed (or derived quantity -> the widths 2^w crossed), as results.jsonl's
+`bits` and `crossings` give them."""
+
+
+@dataclass(frozen=True)
+class PackedTest:
+    """A test file of a pack: its cases, and their reach under the pack's reading (`built.reading`): every bit of
+    every field its legal cases witness (`bits`) and every width their derived offsets cross (`crossings`), as
+    runner.witnessed_bits works them out. A run whose pack id is pinned notes these instead of working them out
+    case by case; None in a pack built before they were stored."""
+
+    cases: tuple[PackedCase, ...]
+    bits: Reach | None = None
+    crossings: Reach | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The test file's `cases`, `bits` and `crossings` (the keys of a test file beside its id and kind)."""
+        stored = {name: {api: {key: list(found) for key, found in keys.items()} for api, keys in reach.items()}
+                  for name, reach in (("bits", self.bits), ("crossings", self.crossings)) if reach is not None}
+        return {"cases": [case.to_json() for case in self.cases], **stored}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PackedTest":
+        def reach(name: str) -> Reach | None:
+            stored = data.get(name)
+            return None if stored is None else MappingProxyType({
+                api: MappingProxyType({key: tuple(found) for key, found in keys.items()})
+                for api, keys in stored.items()})
+        return cls(cases=tuple(PackedCase.from_json(entry) for entry in data["cases"]), bits=reach("bits"),
+                   crossings=reach("crossings"))
+
+
 @dataclass(frozen=True)
 class PackTest:
     """A test of a pack, as the manifest lists it: its pytest id, kind, subject, number of cases and file."""
@@ -190,17 +223,16 @@ class Pack:
                 "hypothesis": self.built["hypothesis"], "suite_version": self.manifest["suite_version"],
                 "tests": len(self.tests), "cases": self.manifest["counts"]["cases"]}
 
-    def cases(self, test_id: str) -> list[PackedCase]:
-        """The cases of one test, read from its file, whose hash is checked again (the pack may have changed
-        since it was opened); PackError if it does not match or cannot be read."""
+    def read_test(self, test_id: str) -> PackedTest:
+        """One test's file, whose hash is checked again (the pack may have changed since it was opened); PackError
+        if it does not match or cannot be read."""
         test = self.tests[test_id]
         path = self.directory / test.file
         raw = _test_bytes(path)
         if hashlib.sha256(raw).hexdigest() != self.manifest["files"][test.file]:
             raise PackError(f"{path}: its SHA-256 no longer matches the manifest (the pack was changed while it "
                             "ran); rebuild or restore it")
-        data = _test_file(path, raw)
-        return [PackedCase.from_json(entry) for entry in data["cases"]]
+        return PackedTest.from_json(_test_file(path, raw))
 
 
 def _test_bytes(path: Path) -> bytes:
@@ -352,7 +384,7 @@ def _check_test_file(pack: Pack, test: PackTest) -> None:
                 raise PackError(f"{path}: case {case['id']}: region {name}: {error}") from None
 
 
-def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tuple[PackTest, list[PackedCase]]],
+def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tuple[PackTest, PackedTest]],
                format_text: str) -> Pack:
     """Write a pack into `directory` (new or empty): a file per test, FORMAT.md, then the manifest (`header`:
     its fields but tests, files and counts, which are worked out here). The same content gives the same bytes
@@ -363,9 +395,8 @@ def write_pack(directory: Path, *, header: Mapping[str, Any], tests: Iterable[tu
     path = directory / TESTS_DIR
     try:   # a file the machine will not let it write (a full disk) is the suite's failure: MachineFault
         path.mkdir(parents=True, exist_ok=True)
-        for test, cases in tests:
-            data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind,
-                              "cases": [case.to_json() for case in cases]})
+        for test, packed in tests:
+            data = canonical({"pack_format": PACK_FORMAT, "test": test.id, "kind": test.kind, **packed.to_json()})
             blob = gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)
             path = directory / test.file
             path.write_bytes(blob)

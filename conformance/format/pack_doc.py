@@ -36,8 +36,13 @@ boundary; `subject`: product, api, route, dtypes, rule, variant as they apply; `
 
 ## A test file
 
-`{{"pack_format": {pack_format}, "test": <id>, "kind": <kind>, "cases": [<packed case>, ...]}}`; a packed case is
+`{{"pack_format": {pack_format}, "test": <id>, "kind": <kind>, "cases": [<packed case>, ...], "bits": {{...}},
+"crossings": {{...}}}}`; a packed case is
 `{{"case": <case>, "points": [<point>, ...], "expected": [{{"reading": {{...}}, "result": <result>}}, ...]}}`.
+`bits` (API -> field -> bits) and `crossings` (API -> derived quantity -> widths w, 2^w crossed) are every bit of
+a parameter the test's legal cases witness (clearing it in a case gives another legal call that moves other bytes)
+and every width their derived offsets cross, under the pack's reading: what a run's results.jsonl records of
+them, stored so that a run pinning the pack's id need not work them out. A harness may ignore them.
 
 **The case** is a case of format 1 (the suite's `case-v1.schema.json`; its docs/target-protocol.md), with `id`
 `<test id>#<n>` and `tags`, except that each memory region gives its **fill recipe** instead of its bytes:

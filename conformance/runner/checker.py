@@ -26,7 +26,7 @@ from ascendc_conformance.format.answer import Answer, Hello
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
-from ascendc_conformance.format.pack import PackedCase
+from ascendc_conformance.format.pack import PackedCase, PackedTest
 from ascendc_conformance.format.results import Cause, TestKind, case_summary
 from ascendc_conformance.judge.evidence import judge_with_evidence
 from ascendc_conformance.judge.packed import judge_packed
@@ -39,7 +39,7 @@ from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.runner.twins import Accepted, Twins
 from ascendc_conformance.runner.waivers import Waiver
-from ascendc_conformance.runner.witnessed_bits import BitWitnesses
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses, call_of
 from ascendc_conformance.spec.model import Reading, Spec
 from ascendc_conformance.strategies.faults import Expectation
 from ascendc_conformance.strategies.limits import Deviation
@@ -197,6 +197,31 @@ class Checker:
             if state.replay is not None and state.hypotheses and state.hypotheses[0] != state.replay_hypothesis:
                 self._save_replay(record, state)
 
+    def take_stored_reach(self, record: CheckRecord) -> None:
+        """A pack test whose pack's stored reach (format.pack.PackedTest) is to be noted at its end: its cases'
+        calls are kept as they are judged, not asked about (see `stored_reach_taken`)."""
+        record.judged_calls = []
+
+    def stored_reach_taken(self, record: CheckRecord, stored: PackedTest) -> None:
+        """The end of such a test: its pack's stored reach is noted at once if every one of its cases was judged
+        and counted (the same bits and crossings as noting each); else, when a timeout or the target's hello left
+        some out, the cases judged are noted one by one."""
+        judged, record.judged_calls = record.judged_calls or [], None
+        if len(judged) == len(stored.cases):
+            self.witnesses.note_known(record.bits, record.crossings, stored)
+            return
+        for call, expected in judged:
+            self._note_reach(record, call, expected)
+
+    def _note_reach(self, record: CheckRecord, case: Case, expected: Result) -> None:
+        """Note the bits and crossings a judged case adds to its test's (runner.witnessed_bits); in a test taking
+        its pack's stored reach, keep its call until the test ends instead."""
+        if record.judged_calls is not None:
+            record.judged_calls.append((call_of(case), expected))
+            return
+        self.witnesses.note(record.bits, case, expected)
+        self.witnesses.note_crossings(record.crossings, case, expected)
+
     def _shrink_budget_spent(self, record: CheckRecord) -> bool:
         assert record.shrink_started is not None
         spent = time.monotonic() - record.shrink_started
@@ -211,8 +236,7 @@ class Checker:
             verdict = self._waived(record, verdict, expected)
         if counted:
             record.add(verdict, case)
-            self.witnesses.note(record.bits, case, expected)
-            self.witnesses.note_crossings(record.crossings, case, expected)
+            self._note_reach(record, case, expected)
         if not verdict.is_failure:
             return None
         drawn = case

@@ -5,7 +5,9 @@ which depend on the target's hello) draws its cases as a profile run against the
 test ids, the same plan (runner.gates) and strategy objects, the profile's number of cases, each test drawing
 from its own seed derived from --seed and its id (runner.seeds) — outside pytest. Each case is checked by the reference as a run checks it (a legal case
 is ok, a single fault rejected for exactly its rule), and kept with its regions' fill recipes and its expected
-result under every computable reading of the disputed points it depends on (format.pack).
+result under every computable reading of the disputed points it depends on (format.pack). Each test keeps too
+every bit and crossing its cases reach under the seed reading (runner.witnessed_bits), which a run pinning the
+pack's id takes from it instead of asking the reference case by case.
 
 With several workers, processes draw the tests (each test from its own seed, whichever process draws it) and this
 one writes them in the selection's order: the same pack, byte for byte, as one process builds.
@@ -25,10 +27,10 @@ import pytest
 
 import ascendc_conformance
 from ascendc_conformance import reference
-from ascendc_conformance.format.case import Case
+from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.fill import Recipes, recording
-from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackTest, check_new_directory, recipe_case,
-                                             write_pack)
+from ascendc_conformance.format.pack import (TESTS_DIR, Pack, PackedCase, PackedTest, PackTest, check_new_directory,
+                                             recipe_case, write_pack)
 from ascendc_conformance.judge.packed import expectations
 from ascendc_conformance.format.pack_doc import format_text
 from ascendc_conformance.format.results import TestKind
@@ -38,6 +40,7 @@ from ascendc_conformance.runner.options import OptionError
 from ascendc_conformance.runner.checker import check_expectation
 from ascendc_conformance.runner.records import CheckRecord
 from ascendc_conformance.runner.selection import PACKED_KINDS, Item, subject
+from ascendc_conformance.runner.witnessed_bits import BitWitnesses, as_reach
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.loader import load_spec
@@ -67,18 +70,19 @@ class BuildSettings:
 
 
 def packed(case: Case, spec: Spec, recipes: Recipes, test_id: str, index: int, rule: str | None,
-           expectation: Expectation) -> PackedCase:
+           expectation: Expectation) -> tuple[PackedCase, Result]:
     """A drawn case as a pack keeps it: checked by the reference as a run checks it (SuiteError for a suite
     bug), its regions as recipes, its expected result under the seed reading and every other computable
-    reading of the points it depends on."""
+    reading of the points it depends on; and its expected result under the seed reading."""
     expected, others = reference.expect_readings(case, spec)
     check_expectation(rule, expected, expectation)
     points, stored = expectations(expected, others)
-    return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored)
+    return PackedCase(case=recipe_case(case, recipes, test_id, index), points=points, expected=stored), expected
 
 
-def _test_cases(session: RunSession, test_id: str, kind: TestKind, item: Item, seed: int) -> list[PackedCase]:
-    """The cases of one test: none for a test a run against the reference skips (a bound no path reaches)."""
+def _test_cases(session: RunSession, test_id: str, kind: TestKind, item: Item, seed: int) -> PackedTest:
+    """The cases of one test, with every bit and crossing they reach under the seed reading (the pack's):
+    none for a test a run against the reference skips (a bound no path reaches)."""
     record = CheckRecord(test_id=test_id, kind=kind, budget=0)
     record.describe(**subject(item))
     if isinstance(item, PinnedTest):   # for any target: a large region where a path has one (strategies.pinned)
@@ -86,14 +90,18 @@ def _test_cases(session: RunSession, test_id: str, kind: TestKind, item: Item, s
     try:
         plan = gates.plan(session, record, item)
     except pytest.skip.Exception:
-        return []
+        return PackedTest(cases=(), bits=MappingProxyType({}), crossings=MappingProxyType({}))
     index = itertools.count()
+    reach = BitWitnesses(session.spec, session.spec.seed_reading)   # this test's own: every bit its cases witness
     with recording() as recipes:
         def keep(case: Case) -> PackedCase:
-            kept = packed(case, session.spec, recipes, test_id, next(index), record.rule, plan.expectation)
+            kept, expected = packed(case, session.spec, recipes, test_id, next(index), record.rule, plan.expectation)
+            reach.note(record.bits, case, expected)
+            reach.note_crossings(record.crossings, case, expected)
             recipes.clear()
             return kept
-        return draw(plan.strategy, session.selection.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
+        cases = draw(plan.strategy, session.selection.budget(test_id, kind), seeds.test_seed(seed, test_id), keep)
+    return PackedTest(cases=tuple(cases), bits=as_reach(record.bits), crossings=as_reach(record.crossings))
 
 
 def _session(settings: BuildSettings, spec: Spec) -> RunSession:
@@ -113,19 +121,19 @@ def _start_worker(settings: BuildSettings) -> None:
     _worker = (settings, session, list(session.selection.tests(*PACKED_KINDS)))
 
 
-def _drawn_in_worker(index: int) -> list[dict[str, Any]]:
-    """The cases of the selection's test number `index`, as the pack writes them."""
+def _drawn_in_worker(index: int) -> dict[str, Any]:
+    """The selection's test number `index`, as the pack writes it."""
     assert _worker is not None, "started by _start_worker"
     settings, session, tests = _worker
-    return [case.to_json() for case in _test_cases(session, *tests[index], settings.seed)]
+    return _test_cases(session, *tests[index], settings.seed).to_json()
 
 
-def _drawn_in_processes(settings: BuildSettings, count: int, workers: int) -> Iterator[list[PackedCase]]:
-    """The cases of the selection's `count` tests, in order, drawn by `workers` processes."""
+def _drawn_in_processes(settings: BuildSettings, count: int, workers: int) -> Iterator[PackedTest]:
+    """The selection's `count` tests, in order, drawn by `workers` processes."""
     with ProcessPoolExecutor(workers, initializer=_start_worker, initargs=(settings,)) as pool:
         # small chunks: tests differ a lot in cost, and a worker that finishes early takes the next one
-        for cases in pool.map(_drawn_in_worker, range(count), chunksize=max(1, min(8, count // (workers * 16)))):
-            yield [PackedCase.from_json(case) for case in cases]
+        for drawn in pool.map(_drawn_in_worker, range(count), chunksize=max(1, min(8, count // (workers * 16)))):
+            yield PackedTest.from_json(drawn)
 
 
 def build(settings: BuildSettings, spec: Spec, out: Path,
@@ -146,16 +154,16 @@ def build(settings: BuildSettings, spec: Spec, out: Path,
     tests = list(session.selection.tests(*PACKED_KINDS))
     width = len(str(len(tests)))
 
-    cases_of: Iterable[list[PackedCase]] = (
+    packed_tests: Iterable[PackedTest] = (
         _drawn_in_processes(settings, len(tests), workers) if workers > 1 and len(tests) > 1
         else (_test_cases(session, test_id, kind, item, settings.seed) for test_id, kind, item in tests))
 
-    def drawn() -> Iterator[tuple[PackTest, list[PackedCase]]]:
-        for number, ((test_id, kind, item), cases) in enumerate(zip(tests, cases_of), start=1):
+    def drawn() -> Iterator[tuple[PackTest, PackedTest]]:
+        for number, ((test_id, kind, item), packed_test) in enumerate(zip(tests, packed_tests), start=1):
             if progress is not None:
                 progress(number, len(tests), test_id)
             yield (PackTest(id=test_id, kind=kind.value, subject=subject(item),
-                            cases=len(cases), file=f"{TESTS_DIR}/{number:0{width}d}.json.gz"), cases)
+                            cases=len(packed_test.cases), file=f"{TESTS_DIR}/{number:0{width}d}.json.gz"), packed_test)
 
     header = {"suite_version": ascendc_conformance.__version__, "spec_digest": session.spec.digest,
               "built": {"profile": settings.profile, "seed": settings.seed, "hypothesis": hypothesis.__version__,

@@ -77,7 +77,7 @@ def rederive(pack: Pack, spec: Spec, progress: Callable[[int, int, str], None] |
     differs): a pack run without a pinned id trusts no stored expectation, a pass's included."""
     for number, test in enumerate(pack.tests.values(), start=1):
         path = pack.directory / test.file
-        for packed in pack.cases(test.id):
+        for packed in pack.read_test(test.id).cases:
             case_id = packed.case["id"]
             try:
                 case = packed.materialize()

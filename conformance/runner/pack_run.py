@@ -25,7 +25,7 @@ import pytest
 from ascendc_conformance.format.answer import Answer
 from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.outcome import SkipReason
-from ascendc_conformance.format.pack import PackedCase
+from ascendc_conformance.format.pack import PackedCase, PackedTest
 from ascendc_conformance.format.tags import Tag, TagKind
 from ascendc_conformance.judge.evidence import Question
 from ascendc_conformance.judge.packed import stored_expected, twin_question
@@ -105,9 +105,30 @@ _WORDS = {SkipReason.NOT_SUPPORTED: "on paths the target's hello excludes",
 def check_pack_test(run: RunSession, record: CheckRecord, plan: Plan) -> None:
     """Send the test's cases that its plan lets through, all at once, and check each answer in turn; a timeout
     ends the test (the cases after it are not judged). A case whose verdict hinges on its twin is checked after
-    the others, once the twins of all such cases have been sent at once."""
+    the others, once the twins of all such cases have been sent at once. The bits and crossings of the test's
+    cases are those its pack stores where the run trusts them (`_stored_reach_trusted`)."""
     assert run.pack is not None, "a pack test runs in a pack run"
-    chosen = sendable(run, record, plan, run.pack.cases(record.test_id))
+    stored = run.pack.read_test(record.test_id)
+    chosen = sendable(run, record, plan, list(stored.cases))
+    trusted = _stored_reach_trusted(run, stored)
+    if trusted:
+        run.checker.take_stored_reach(record)
+    try:
+        _check_cases(run, record, plan, chosen)
+    finally:
+        if trusted:
+            run.checker.stored_reach_taken(record, stored)
+
+
+def _stored_reach_trusted(run: RunSession, stored: PackedTest) -> bool:
+    """Whether a test's bits and crossings are taken from its pack (format.pack.PackedTest): stored there, under the
+    run's reading, in a pack whose id the run pins (an unpinned pack's are not checked, so not believed)."""
+    assert run.pack is not None
+    return (run.settings.pack_id is not None and stored.bits is not None and stored.crossings is not None
+            and run.pack.built["reading"] == run.reading.label)
+
+
+def _check_cases(run: RunSession, record: CheckRecord, plan: Plan, chosen: list[PackedCase]) -> None:
     answers = _Answers(run.target, chosen)
     waiting: list[tuple[Question, PackedCase, Case, Answer]] = []
     try:

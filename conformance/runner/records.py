@@ -103,6 +103,8 @@ class CheckRecord(ShortRepr):
     shrink_started: float | None = None   # when the first call past the budget came
     bits: Witnessed = field(default_factory=dict)   # API -> field -> bits its cases witnessed first in this process
     crossings: Witnessed = field(default_factory=dict)   # API -> derived quantity -> widths its cases crossed first
+    judged_calls: list[tuple[Case, Result]] | None = None   # a pack test whose stored reach is taken: its cases
+    #                                   judged so far (their calls, and expected results), noted at its end
     known: frozenset[str] = frozenset()   # the keys of the causes the run's baseline holds (format.baseline)
 
     def __repr__(self) -> str:

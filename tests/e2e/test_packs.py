@@ -97,6 +97,47 @@ def test_the_reference_passes_every_test_and_the_statement_names_the_pack(quick_
     assert "This is not a certification run (profile quick)." in certification["text"]
 
 
+COUNTING_WITNESSES = """
+import sys
+from ascendc_conformance.cli.main import main
+from ascendc_conformance.reference import bit_witness
+asked = []
+witnesses = bit_witness.witnesses
+def counted(*args, **kwargs):
+    asked.append(1)
+    return witnesses(*args, **kwargs)
+bit_witness.witnesses = counted
+code = main(sys.argv[1:])
+print("witness questions", len(asked))
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("target", ["reference", "python:tests.fixtures.targets.py_fakes:ReferenceDeclaringLimits"])
+def test_a_pinned_pack_run_takes_each_tests_bits_from_the_pack(quick_pack, tmp_path: Path, target: str) -> None:
+    """A run pinning the pack's id notes the bits and crossings its tests store (`pack build` worked them out) and
+    asks the reference nothing about bits; it records, test by test, what an unpinned run works out case by case.
+    A test whose cases are not all sent (beyond the limits the second target declares) notes the cases it sent
+    one by one."""
+    directory, pack_id = quick_pack
+    records, asked = {}, {}
+    for name, pin in (("pinned", ["--pack-id", pack_id]), ("unpinned", [])):
+        done = subprocess.run([sys.executable, "-c", COUNTING_WITNESSES, "run", "--pack", str(directory), *pin,
+                               "--target", target, "--report", str(tmp_path / name), "--progress", "off"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode in (0, 1) and "Traceback" not in done.stdout + done.stderr, done.stdout[-3000:]
+        asked[name] = int(done.stdout.rsplit("witness questions ", 1)[1].split()[0])
+        tests = results(tmp_path / name)[1]
+        records[name] = {test_id: (t.get("bits"), t.get("crossings")) for test_id, t in tests.items()}
+        cut_short = [t for t in tests.values() if "case(s) not sent" in (t.get("skipped_reason") or "")]
+    assert records["pinned"] == records["unpinned"]
+    assert any(bits for bits, _ in records["pinned"].values())
+    if target == "reference":
+        assert asked["pinned"] == 0 and asked["unpinned"] > 0, asked
+    else:   # some tests sent only some of their cases: those were noted case by case
+        assert cut_short and 0 < asked["pinned"] < asked["unpinned"], (asked, len(cut_short))
+
+
 @pytest.mark.parametrize("bug, verdict", [("DataCopyDstGapIgnored", "fail"), ("NoBlockCountMax", "missed-reject")])
 def test_catalogue_targets_are_caught_with_a_replay(quick_pack, tmp_path: Path, bug: str, verdict: str) -> None:
     directory, _ = quick_pack

@@ -21,7 +21,7 @@ import ascendc_conformance
 from ascendc_conformance.cli.main import main
 from ascendc_conformance.format import bounded, bounded_yaml, pack, replay, results
 from ascendc_conformance.format.bounded import InputError
-from ascendc_conformance.format.pack import PackError, PackTest, open_pack, verify_pack, write_pack
+from ascendc_conformance.format.pack import PackError, PackedTest, PackTest, open_pack, verify_pack, write_pack
 from ascendc_conformance.reports import load_results
 from ascendc_conformance.runner import waivers
 from ascendc_conformance.spec.loader import load_spec
@@ -66,7 +66,7 @@ def one_test_pack(directory: Path) -> Path:
     header = {"suite_version": ascendc_conformance.__version__, "spec_digest": SPEC.digest,
               "built": {"profile": "quick", "seed": 1, "hypothesis": "0", "products": [], "apis": [],
                         "reading": "seed", "command": "x", "fill": "splitmix64"}}
-    write_pack(directory, header=header, tests=[(test, [])], format_text="format\n")
+    write_pack(directory, header=header, tests=[(test, PackedTest(cases=()))], format_text="format\n")
     return directory
 
 
@@ -83,7 +83,7 @@ def test_a_gzip_bomb_in_a_pack_is_refused_having_inflated_no_more_than_the_limit
     assert len(bomb) < 1.5 * MiB
     directory = one_test_pack(tmp_path / "pack")
     replace_file(directory, "tests/1.json.gz", bomb)
-    for read in (lambda: verify_pack(directory), lambda: open_pack(directory).cases("test_smoke[x]")):
+    for read in (lambda: verify_pack(directory), lambda: open_pack(directory).read_test("test_smoke[x]")):
         with pytest.raises(PackError) as refused:
             read()
         assert str(refused.value) == f"{directory / 'tests/1.json.gz'}: inflates to more than the " \

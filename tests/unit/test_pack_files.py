@@ -40,7 +40,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Pack:
 
 
 def cases_of(pack: Pack):
-    return [(test_id, packed) for test_id in pack.tests for packed in pack.cases(test_id)]
+    return [(test_id, packed) for test_id in pack.tests for packed in pack.read_test(test_id).cases]
 
 
 def test_a_pack_holds_every_test_of_the_run_but_the_limit_tests(pack: Pack) -> None:
