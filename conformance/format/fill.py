@@ -146,16 +146,11 @@ def made_by(data: bytes) -> Fill | None:
     return next((fill for made, fill in _LARGE if made is data), None)
 
 
-MAX_FILL_BYTES = 64 * 1024 * 1024   # the largest region a recipe given in a file is made into
-
-
 def region_bytes(where: str, address: int, recipe: Any) -> bytes:
     """The bytes of a region a file gives as its fill recipe (`{"seed", "size", "half_nan_to_inf"}`); ValueError
     naming `where` and what a recipe holds for one that is not one."""
     try:
         fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
-        if not 0 <= fill.size <= MAX_FILL_BYTES:
-            raise ValueError(f"size {fill.size} is not within 0..{MAX_FILL_BYTES}")
         return filled_bytes(fill, address)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ValueError(f"{where}.fill is not a fill recipe ({error}); expected "

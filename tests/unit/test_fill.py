@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ascendc_conformance.format.fill import recording, splitmix64_bytes, without_nan_halves
+from ascendc_conformance.format.bounded import MAX_LINE_BYTES
+from ascendc_conformance.format.fill import MAX_FILL_BYTES, Fill, recording, region_bytes, splitmix64_bytes, without_nan_halves
 from ascendc_conformance.strategies.legal import legal_cases, select_paths
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.strategies.sample import draw
@@ -80,3 +81,14 @@ def test_a_converting_copy_from_half_has_its_source_region_fixed() -> None:
         fixes = [{name: getattr(recipes.of(region.data), "half_nan_to_inf", None) for name, region in case.memory.items()}
                  for case in cases]
     assert fixes == [{"L1": True, "BT": False}] * len(cases)   # C1 is L1, C2 the bias table
+
+
+def test_a_recipe_makes_at_most_what_one_case_line_carries() -> None:
+    """The bound is the line's (docs/robustness.md): 64 MiB of base64 carry 48 MiB, for recipes in packs and in
+    replay files alike."""
+    assert MAX_FILL_BYTES == MAX_LINE_BYTES // 4 * 3 == 48 * 2**20
+    Fill(seed=1, size=MAX_FILL_BYTES)
+    with pytest.raises(ValueError, match="a fill size is 0 to 50331648 bytes"):
+        Fill(seed=1, size=MAX_FILL_BYTES + 1)
+    with pytest.raises(ValueError, match=r"case\.memory\.GM\.fill is not a fill recipe \(a fill size"):
+        region_bytes("case.memory.GM", 0, {"seed": 1, "size": MAX_FILL_BYTES + 1})
