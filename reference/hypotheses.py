@@ -13,7 +13,9 @@ that bug makes of it (reference.misreading.Twin), which the reference then compu
   addresses kept in 32 bits (`AddressKept`);
 - validation: one rule not checked (`RuleUnchecked`), only the memory rules checked (`OnlyMemoryChecked`), a
   field rejected above a bound narrower than the spec's (`TighterBound`), operands of a memory demanded more
-  alignment than the spec asks (`TighterAlignment`).
+  alignment than the spec asks (`TighterAlignment`), every call refused (`EveryCallRefused`: the API not
+  implemented, or a validator refusing everything; named for a test only where nothing else explains it, and a
+  run's causes weigh it by whether the run saw any call of the API accepted: reports.causes).
 
 Each has a stable id (`DataCopy.blockLen:kept-in-8-bits`, `DataCopy:count-rounded-up`, `no-op`), words with the
 call's values (`describe`: "blockLen kept in 8 bits (877 read as 109)") and a `rank` that says which of several
@@ -64,6 +66,7 @@ class Kind(Word):
     SIGNED = "signed"
     OFF_BY_ONE = "off-by-one"
     PAST_END = "past-end"
+    EVERY_CALL_REFUSED = "every-call-refused"
 
     @property
     def accepts_illegal_calls(self) -> bool:
@@ -73,7 +76,13 @@ class Kind(Word):
     @property
     def refuses_legal_calls(self) -> bool:
         """A validation bug that can only explain a legal call refused (a false rejection)."""
-        return self in (Kind.TIGHTER_BOUND, Kind.TIGHTER_ALIGNMENT)
+        return self in (Kind.TIGHTER_BOUND, Kind.TIGHTER_ALIGNMENT, Kind.EVERY_CALL_REFUSED)
+
+    @property
+    def refuted_by_an_accepted_call(self) -> bool:
+        """A bug class that one call of the API accepted anywhere in the run refutes, whatever it was: a case
+        alone cannot tell it from the narrower bugs that refuse that case too, a run can (reports.causes)."""
+        return self is Kind.EVERY_CALL_REFUSED
 
 
 _KIND_ORDER = {kind: order for order, kind in enumerate(Kind)}
@@ -400,6 +409,17 @@ class TighterAlignment(Hypothesis):
         return f"{self.title} ({off} refused)"
 
 
+@dataclass(frozen=True)
+class EveryCallRefused(Hypothesis):
+    """Every call refused, whatever its values: the API not implemented, or a validator refusing everything. A
+    refusal naming no rule of the spec (or one of the target's own) is all it predicts, so it explains every such
+    false rejection; ranked last of its breadth, a test names it only where no narrower bug explains the
+    refusal."""
+
+    def twin(self, probe: Probe) -> Twin | None:
+        return None if probe.refusal else Twin(probe.call, refuses=())
+
+
 # --- the catalogue --------------------------------------------------------------------------------------------
 
 _CATALOGUES: dict[tuple[str, str], tuple[Hypothesis, ...]] = {}   # (spec digest, API) -> its catalogue
@@ -423,6 +443,8 @@ def _catalogue(spec: Spec, api: Api) -> tuple[Hypothesis, ...]:
                     api=None, kind=Kind.ADDRESS_KEPT, breadth=1.0),
         OnlyMemoryChecked(id="only-memory-checked", title="only the regions' bounds and the capacities checked",
                           api=None, kind=Kind.ONLY_MEMORY_CHECKED, breadth=1.0),
+        EveryCallRefused(id="every-call-refused", title="every call refused", api=None,
+                         kind=Kind.EVERY_CALL_REFUSED, breadth=1.0),
     ]
     for field in _fields(spec, api):
         found.extend(_field_hypotheses(api.name, field))
@@ -485,6 +507,15 @@ def rank_of(spec: Spec, hypothesis_id: str) -> Rank:
         return hypothesis(spec, hypothesis_id).rank
     except KeyError:
         return Rank(float("inf"), len(_KIND_ORDER), (), hypothesis_id)
+
+
+def refuted_by_an_accepted_call(spec: Spec, hypothesis_id: str) -> bool:
+    """Whether one call of its API that a run saw accepted refutes the hypothesis (Kind.refuted_by_an_accepted_call);
+    False for one the spec's catalogue lacks."""
+    try:
+        return hypothesis(spec, hypothesis_id).kind.refuted_by_an_accepted_call
+    except KeyError:
+        return False
 
 
 def title_of(spec: Spec, hypothesis_id: str) -> str:

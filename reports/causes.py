@@ -8,17 +8,27 @@ the hypothesis that explains the most causes not yet grouped forms the next grou
 hypothesis that explains all of its members (the others that do are its `alternatives`). A group's smallest
 case is the smallest of its members' that its named hypothesis explains.
 
+A hypothesis that one accepted call of its API refutes (`every call refused`: Kind.refuted_by_an_accepted_call)
+is weighed by the whole run, which a test cannot see: where the run saw a call of the API accepted
+(`accepted_apis`: a passing legal or boundary case, or any answer moving bytes), it is dropped from every cause of
+the API — a cause it alone explained is its diff-class cause again (`fallback`) —, so that two refusal bugs are not
+merged into one; where the run saw none, it names the group it explains before any narrower hypothesis (a target
+refusing every call is one cause, however each test's own cases happen to show it: "dimValue refused above 7",
+"burstLen ignored").
+
 Groups come by the number of failing tests they explain, most first, ties by their worst verdict (the verdict
 line's first cause is the first group), then by the named hypothesis's rank.
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable
 
-from ascendc_conformance.format.results import Cause, params_size
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.results import Cause, TestKind, TestRecord, params_size
 from ascendc_conformance.judge.grouping import Failure, group_failures
-from ascendc_conformance.reference.hypotheses import rank_of, title_of
+from ascendc_conformance.reference.hypotheses import Rank, rank_of, refuted_by_an_accepted_call, title_of
 from ascendc_conformance.reports.model import severity
 from ascendc_conformance.spec.model import Spec
 
@@ -30,14 +40,19 @@ class Member:
 
     test_id: str
     entry: Mapping[str, Any]
+    refuted: frozenset[str] = frozenset()   # hypotheses of it the run refutes
 
     @property
     def cause(self) -> Cause:
+        """Its cause as the test recorded it; its diff-class cause where the run refutes every hypothesis of it."""
+        if self.entry.get("hypotheses") and not self.hypotheses and self.entry.get("fallback"):
+            return Cause.from_json(self.entry["fallback"])
         return Cause.from_json(self.entry["cause"])
 
     @property
     def hypotheses(self) -> tuple[str, ...]:
-        return tuple(self.entry.get("hypotheses") or ())
+        """The hypotheses that explain every case of it, simplest first, but those the run refutes."""
+        return tuple(name for name in self.entry.get("hypotheses") or () if name not in self.refuted)
 
     @property
     def size(self) -> int:
@@ -84,18 +99,46 @@ class RunCause:
                 "verdicts": list(self.verdicts), "hypothesis": hypothesis}
 
 
-def run_causes(members: Iterable[Member], spec: Spec) -> tuple[RunCause, ...]:
-    """The causes of the run (see the module doc)."""
+ACCEPTING_KINDS = (TestKind.LEGAL, TestKind.BOUNDARY)   # tests whose passing cases are calls the target accepted
+MOVING = (Outcome.FAIL, Outcome.MISSED_REJECT)         # verdicts on calls the target accepted, moving bytes wrongly
+
+
+def accepted_apis(tests: Iterable[TestRecord]) -> frozenset[str]:
+    """The APIs of which the run saw the target accept a call: a passing case of a legal or boundary test, or a
+    case of any test answered ok with the wrong bytes or in place of a rejection."""
+    return frozenset(test.api for test in tests if test.api and (
+        (test.kind in ACCEPTING_KINDS and test.counts.get(Outcome.PASS.value, 0) > 0)
+        or any(test.counts.get(outcome.value, 0) > 0 for outcome in MOVING)))
+
+
+def run_causes(members: Iterable[Member], spec: Spec, accepted: Collection[str]) -> tuple[RunCause, ...]:
+    """The causes of the run (see the module doc); `accepted`: the APIs of which the run saw a call accepted
+    (`accepted_apis`)."""
     by_api: dict[str, dict[int, Member]] = {}
     for index, member in enumerate(members):
         by_api.setdefault(member.cause.api, {})[index] = member
     found: list[RunCause] = []
-    for keyed in by_api.values():
+    for api, keyed in by_api.items():
+        if api in accepted:
+            keyed = {index: _weighed(member, spec) for index, member in keyed.items()}
         failures = [Failure(index, frozenset(member.hypotheses), member.cause.key) for index, member in keyed.items()]
-        for group in group_failures(failures, lambda name: rank_of(spec, name)):
+        for group in group_failures(failures, _ranking(spec, refusing_first=api not in accepted)):
             grouped = tuple(keyed[index] for index in group.members if isinstance(index, int))
             found.append(_run_cause(grouped, group.named, group.alternatives, spec))
     return tuple(sorted(found, key=lambda cause: (-len(cause.tests), severity(cause.verdicts[0]), cause.cause.label)))
+
+
+def _ranking(spec: Spec, *, refusing_first: bool) -> Callable[[str], tuple[bool, Rank]]:
+    """Hypotheses by rank; with `refusing_first` (the run saw no call of the API accepted), those an accepted call
+    would refute before all others."""
+    return lambda name: (not (refusing_first and refuted_by_an_accepted_call(spec, name)), rank_of(spec, name))
+
+
+def _weighed(member: Member, spec: Spec) -> Member:
+    """The member without the hypotheses that an accepted call of its API refutes."""
+    refuted = frozenset(name for name in member.entry.get("hypotheses") or ()
+                        if refuted_by_an_accepted_call(spec, name))
+    return Member(member.test_id, member.entry, refuted) if refuted else member
 
 
 def _run_cause(members: tuple[Member, ...], named: str | None, alternatives: tuple[str, ...], spec: Spec) -> RunCause:

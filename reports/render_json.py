@@ -20,7 +20,7 @@ import ascendc_conformance
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
 from ascendc_conformance.reports.crossings import crossings_summary
-from ascendc_conformance.reports.causes import Member, run_causes
+from ascendc_conformance.reports.causes import Member, accepted_apis, run_causes
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.model import RunResults, TestResult, thaw
 import jsonschema
@@ -86,7 +86,7 @@ def _cause(test: TestResult) -> Cause:
     return cause
 
 
-DIAGNOSED = ("verdicts", "hypotheses", "shown_by", "words")
+DIAGNOSED = ("verdicts", "hypotheses", "shown_by", "words", "fallback")
 """What a test's record says of each cause's diagnosis (runner.diagnosing), kept as it is in report.json."""
 
 
@@ -105,14 +105,15 @@ def _causes(test: TestResult, report_dir: Path | None) -> list[dict[str, Any]]:
              **{key: thaw(entry[key]) for key in DIAGNOSED if key in entry}} for entry in test.causes]
 
 
-def failure_groups(failures: list[dict[str, Any]], spec: Spec) -> list[dict[str, Any]]:
+def failure_groups(failures: list[dict[str, Any]], spec: Spec, accepted: frozenset[str]) -> list[dict[str, Any]]:
     """The causes of the run (reports.causes: grouped across tests by the hypothesis that explains them, the others
-    by their diff-class cause), those explaining the most failing tests first; each names its failing tests, its
-    verdicts, its hypothesis (with the others that fit alike) and its smallest case with its replay."""
+    by their diff-class cause; `accepted`: the APIs of which the run saw a call accepted), those explaining the
+    most failing tests first; each names its failing tests, its verdicts, its hypothesis (with the others that fit
+    alike) and its smallest case with its replay."""
     members = [Member(failure["test_id"], cause) for failure in failures for cause in failure["causes"]]
     route = {failure["test_id"]: failure.get("route") for failure in failures}
     out = []
-    for found in run_causes(members, spec):
+    for found in run_causes(members, spec, accepted):
         smallest = found.smallest
         routes = {(member.entry.get("case") or {}).get("route") or route[member.test_id] or "" for member in found.members}
         out.append({**found.to_json(), "routes": sorted(routes - {""}),
@@ -196,7 +197,7 @@ def build_report(results: RunResults, spec: Spec, report_dir: str | os.PathLike[
             "crossings": [row.to_json() for row in coverage.crossings],
         },
         "failures": failures,
-        "failure_groups": failure_groups(failures, spec),
+        "failure_groups": failure_groups(failures, spec, accepted_apis(results.tests)),
         "waivers": _waivers(results),
         "baseline": baseline.to_json() if (baseline := against_baseline(results)) is not None else None,
         "tests": [test.to_json() if details or test.verdict is not Outcome.PASS else _summary(test)

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.reports.against_baseline import against_baseline
 from ascendc_conformance.reports.bit_table import bits_summary
-from ascendc_conformance.reports.causes import Member, run_causes
+from ascendc_conformance.reports.causes import Member, accepted_apis, run_causes
 from ascendc_conformance.reports.coverage import Coverage, build_coverage, certify
 from ascendc_conformance.reports.crossings import crossings_summary
 from ascendc_conformance.reports.model import TestResult, results_of
@@ -42,7 +42,7 @@ def verdict_lines(run: Mapping[str, Any], tests: Sequence[Mapping[str, Any]], ex
     coverage = build_coverage(results, spec)
     certification = certify(results, coverage)
     failing = [test for test in results.tests if results.fails_run(test)]
-    causes = run_causes(_members(failing), spec)
+    causes = run_causes(_members(failing), spec, accepted_apis(results.tests))
     tally = Counter(test.verdict.tally(results.allows_flaky) for test in results.tests if not results.fails_run(test))
     order = [outcome.tally(results.allows_flaky) for outcome in Outcome]   # passed first, then worst first
     others = "; ".join(f"{tally[word]} {word}" for word in sorted(tally, key=lambda w: (w != "passed", order.index(w))))

@@ -25,8 +25,10 @@ One JSON object per line, discriminated by "record":
                "replay_command": str|null, "case": {case_summary}, "cases": n,
                "verdicts": [the verdicts of its cases, worst first], "hypotheses": [ids explaining every case of
                it asked, simplest first; [] for none], "shown_by": [ids explaining its smallest case],
-               "words": "its named hypothesis with that case's values", "known": bool}, ...],   (the last four optional: records
-               written before diagnosis have none; reports.causes groups causes across tests by them)
+               "words": "its named hypothesis with that case's values", "known": bool,
+               "fallback": {Cause.to_json(): an explained cause's diff-class cause}}, ...],   (the last five
+               optional: records written before diagnosis have none; reports.causes groups causes across tests by
+               them, and a cause the run refutes every hypothesis of is its `fallback`)
    "bits": {"<API>": {"<field>": [bit, ...]}},   (optional: the bits of the parameters its legal cases witnessed
    first in their process, reference.bit_witness; a record without it witnessed none)
    "crossings": {"<API>": {"<derived quantity>": [width, ...]}}}   (optional: the widths 2^width its legal cases'

@@ -256,7 +256,8 @@ class Checker:
         if state is None:
             state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
                                                        summary=summary, size=size, case=case, expected=expected,
-                                                       hypotheses=attributed.hypotheses, title=cause.title)
+                                                       hypotheses=attributed.hypotheses, title=cause.title,
+                                                       fallback=fallback if attributed.hypotheses else None)
             self._plan_shrinking(record, state)
             smaller = True
         else:

@@ -50,6 +50,8 @@ class CauseRecord(ShortRepr):
     narrowed: int = 0            # drawn cases of it that asked every one of them again
     shown_by: tuple[str, ...] = ()     # the ids of those explaining its smallest case (asked when the test ends)
     words: str = ""              # the first with that case's values: "blockLen kept in 8 bits (256 read as 0)"
+    fallback: Cause | None = None   # an explained cause's diff-class cause (of its first case): what it is
+    #                                    where the run refutes every hypothesis of it (reports.causes)
 
     def __repr__(self) -> str:
         return f"CauseRecord({self.cause.label})"
@@ -70,7 +72,8 @@ class CauseRecord(ShortRepr):
                 "message": self.verdict.message, "diff": self.verdict.diff.to_json() if self.verdict.diff else None,
                 "replay": self.replay, "replay_command": self.replay_command, "case": self.summary,
                 "cases": self.cases, "verdicts": verdicts, "hypotheses": list(self.hypotheses),
-                "shown_by": list(self.shown_by), "words": self.words}
+                "shown_by": list(self.shown_by), "words": self.words,
+                **({"fallback": self.fallback.to_json()} if self.fallback and self.hypotheses else {})}
 
 
 @dataclass(repr=False)

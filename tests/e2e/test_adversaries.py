@@ -119,6 +119,11 @@ def test_a_target_refusing_every_slice_call_passes_no_fault_test(tmp_path: Path)
     assert not [t["test_id"] for t in tests if t["kind"] == "illegal" and t["verdict"] == "pass"]
     rows = [row for row in report["coverage"]["rules"] if row["id"].startswith("DataCopySlice-")]
     assert rows and not any(row["covered"] for row in rows)
+    # one bug, one cause: each test's own cases fit narrower refusals ("dimValue refused above 7", a slice field
+    # ignored), but the run saw no DataCopySlice call accepted
+    [group] = report["failure_groups"]
+    assert group["hypothesis"]["id"] == "every-call-refused" and group["count"] == len(tests)
+    assert "first cause: DataCopySlice / every call refused;" in done.stdout
 
 
 def test_own_rule_ids_for_the_vendor_alignments_conform_under_that_reading(tmp_path: Path):

@@ -34,7 +34,7 @@ from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.judge.verdict import judge
 from ascendc_conformance.reference import bit_witness
 from ascendc_conformance.reference.hypotheses import hypothesis
-from ascendc_conformance.reports.causes import Member, run_causes
+from ascendc_conformance.reports.causes import Member, accepted_apis, run_causes
 from ascendc_conformance.runner.checker import Checker, Judged
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CheckRecord
@@ -129,10 +129,15 @@ def target_of(bug: type) -> str:
     return f"python:tests.fixtures.buggy.targets:{bug.__name__}"
 
 
-@lru_cache(maxsize=None)
 def judged_failures(bug: type) -> tuple[tuple[str, int, Judged], ...]:
-    """(its test, its place in the pool, the case judged) for every failing case of the target's pool, judged as
-    the runner judges (without a diagnosis: the runner asks for it itself)."""
+    """(its test, its place in the pool, the case judged) for every failing case of the target's pool."""
+    return tuple(judged for judged in judged_cases(bug) if judged[2].verdict.is_failure)
+
+
+@lru_cache(maxsize=None)
+def judged_cases(bug: type) -> tuple[tuple[str, int, Judged], ...]:
+    """(its test, its place in the pool, the case judged) for every case of the target's pool the runner would
+    send, judged as the runner judges (without a diagnosis: the runner asks for it itself)."""
     product, api, _ = bug.SHOWS_IN
     found = []
     with open_target(target_of(bug), SPEC) as target:
@@ -144,8 +149,7 @@ def judged_failures(bug: type) -> tuple[tuple[str, int, Judged], ...]:
                 continue
             verdict = judge(case, expected, target.execute(case), target.hello, others=others, spec=SPEC,
                             diagnose=False)
-            if verdict.is_failure:
-                found.append((test, index, Judged(case, expected, verdict)))
+            found.append((test, index, Judged(case, expected, verdict)))
     return tuple(found)
 
 
@@ -198,28 +202,44 @@ def test_every_hypothesis_the_catalogue_names_is_in_the_hypothesis_catalogue() -
             assert hypothesis(SPEC, name).id == name
 
 
-def _kind(test: str) -> TestKind:
-    return TestKind.LEGAL if test == "legal" or "@" in test else TestKind.BOUNDARY
+@pytest.mark.xfail(strict=True, reason="known gap (docs/status.md): each refusal is also explained by blockCount "
+                   "read as 0 (a count of 0 is refused), which the calls the target accepted refute; passing cases "
+                   "are not weighed against a cause's hypotheses yet")
+def test_two_refusal_bugs_of_a_target_accepting_other_calls_are_two_causes() -> None:
+    bug = buggy.RefusesTwoBounds
+    failures = failures_of(bug)
+    assert failures and all(failure.hypotheses for failure, _ in failures)
+    groups = group_failures([failure for failure, _ in failures], rank)
+    assert sorted(group.named for group in groups) == sorted(bug.HYPOTHESES), [(g.named, len(g.members)) for g in groups]
+
+
+def _kind(test: str, legal: bool) -> TestKind:
+    """The kind of the pool's test: its legal cases (and top bits), a bound's legal cases, a fault's."""
+    if test == "legal" or "@" in test:
+        return TestKind.LEGAL
+    return TestKind.BOUNDARY if legal else TestKind.ILLEGAL
 
 
 @pytest.mark.parametrize("bug", [b for b in TARGETS if expected_hypotheses(b)], ids=lambda bug: bug.__name__)
 def test_a_run_records_and_reports_one_cause_per_bug(bug: type) -> None:
     """The runner's own attribution (a known cause asked first, narrowing, the diff-class fallback) and the
-    reports' grouping across tests give the same causes as grouping every failure at once."""
+    reports' grouping across tests, weighing what the whole pool saw accepted, give the same causes as grouping
+    every failure at once."""
     with open_target(target_of(bug), SPEC) as target:
         checker = Checker(spec=SPEC, reading=SPEC.seed_reading, target=target, settings=RunSettings(target=target_of(bug)),
                           waivers=(), packed=False)
         records: dict[str, CheckRecord] = {}
-        for test, _, judged in judged_failures(bug):
-            record = records.setdefault(test, CheckRecord(test_id=test, kind=_kind(test), budget=10**6))
+        for test, _, judged in judged_cases(bug):
             legal = judged.expected.status is ResultStatus.OK
+            record = records.setdefault(test, CheckRecord(test_id=test, kind=_kind(test, legal), budget=10**6))
+            record.describe(api=judged.case.api)
             plan = Plan(item=None, contexts=(), expectation=Expectation.LEGAL if legal else Expectation.REJECT)  # type: ignore[arg-type]
             checker._record(record, judged, plan, None, counted=True, packed=None)
         for record in records.values():
             checker.finished(record)
     members = [Member(record.test_id, state.to_json()) for record in records.values()
                for state in record.causes.values()]
-    causes = run_causes(members, SPEC)
+    causes = run_causes(members, SPEC, accepted_apis(record.result() for record in records.values()))
     assert sorted(cause.cause.hypothesis for cause in causes) == sorted(expected_hypotheses(bug)), \
         [(cause.cause.label, len(cause.members)) for cause in causes]
     for cause in causes:

@@ -118,6 +118,28 @@ def test_a_rejection_is_explained_by_the_bugs_that_refuse_the_call_naming_its_ru
     assert "DataCopy.blockCount:refused-above-1" in bounded.ids and "DataCopy.UB:aligned-to-512" not in bounded.ids
 
 
+def test_every_call_refused_explains_a_refusal_naming_no_rule_of_the_spec_and_nothing_else() -> None:
+    """The bug class of a target refusing everything: it fits a rejection naming no rule or one of the target's own
+    (as every narrower refusal bug does), never one naming only other rules of the spec, an ok answer or an error;
+    of several that fit alike a test names it last (the run weighs it: reports.causes)."""
+    case = Case.from_json(CASES["multi-burst"])
+    expected = reference.expect(case, SPEC)
+    for words in (Result.rejected((), "not supported here"), Result.rejected(("own-check",), "no")):
+        found = diagnose(case, expected, words, SPEC, SEED)
+        assert "every-call-refused" in found.ids and found.explanations[-1].hypothesis.id == "every-call-refused"
+    assert "every-call-refused" not in diagnose(case, expected, Result.rejected(("DataCopy-blockCount-max",), "no"),
+                                                SPEC, SEED).ids
+    assert not explains(hypothesis(SPEC, "every-call-refused"), case, expected, AnswerKind.CRASHED, SPEC, SEED)
+    assert expected.memory is not None
+    region = expected.memory["UB"]
+    wrong = replace(expected, memory={**expected.memory, "UB": replace(region, data=bytes(len(region.data)))})
+    assert not explains(hypothesis(SPEC, "every-call-refused"), case, expected, wrong, SPEC, SEED)   # moved wrongly
+    illegal = Case.from_json(CASES["illegal"])   # its refusal is right: nothing to explain
+    refused = reference.expect(illegal, SPEC)
+    assert refused.status is ResultStatus.REJECTED
+    assert not explains(hypothesis(SPEC, "every-call-refused"), illegal, refused, Result.rejected((), "no"), SPEC, SEED)
+
+
 def overrunning_count_case() -> dict:
     """Count form, 20 halves (40 B, rounded down to 32 B) into a UB region of exactly 32 B."""
     return make_case("DataCopy", "atlas-a2", ("GM", "half", 0), ("VECIN", "half", 0), {"count": 20},
