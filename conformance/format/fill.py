@@ -20,6 +20,7 @@ from collections import deque
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Iterator
 
 import numpy as np
@@ -60,25 +61,39 @@ class Fill:
 
 
 def splitmix64_bytes(seed: int, size: int) -> np.ndarray:
-    """`size` bytes of the recipe for `seed` (a fresh, writable uint8 array; zeros for seed 0)."""
+    """`size` bytes of the recipe for `seed` (a fresh, writable uint8 array; zeros for seed 0). Worked out in place,
+    a chunk of CHUNK_WORDS words at a time from the gammas of `_steps` (no temporary but one chunk's): a
+    large region's fill is a few passes over memory, not a dozen arrays."""
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"a fill seed is 0 to 2**64-1, got {seed}")
     if seed == 0:
         return np.zeros(size, dtype=np.uint8)
     words = -(-size // 8)
     made = np.empty(words, dtype="<u8")
-    with np.errstate(over="ignore"):
-        for first in range(0, words, CHUNK_WORDS):   # in chunks: a large region's temporaries stay small
-            last = min(words, first + CHUNK_WORDS)
-            z = np.uint64(seed) + np.arange(first + 1, last + 1, dtype=np.uint64) * np.uint64(GOLDEN)
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(MIX_1)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(MIX_2)
-            z ^= z >> np.uint64(31)
-            made[first:last] = z
+    temp = np.empty(min(words, CHUNK_WORDS), dtype=np.uint64)
+    steps = _steps()
+    for first in range(0, words, CHUNK_WORDS):
+        count = min(CHUNK_WORDS, words - first)
+        z, t = made[first:first + count], temp[:count]
+        np.add(steps[:count], np.uint64((seed + first * GOLDEN) % 2**64), out=z)   # seed + (i + 1) * gamma
+        for shift, multiplier in _MIXING:
+            np.right_shift(z, shift, out=t)
+            np.bitwise_xor(z, t, out=z)
+            if multiplier is not None:
+                np.multiply(z, multiplier, out=z)
     return made.view(np.uint8)[:size]
 
 
 CHUNK_WORDS = 1 << 18   # words of the recipe worked out at once (2 MiB)
+_MIXING = ((np.uint64(30), np.uint64(MIX_1)), (np.uint64(27), np.uint64(MIX_2)), (np.uint64(31), None))
+"""mix(z), step by step: z ^= z >> 30; z *= MIX_1; z ^= z >> 27; z *= MIX_2; z ^= z >> 31."""
+
+
+@cache
+def _steps() -> np.ndarray:
+    """(i + 1) * GOLDEN mod 2**64 for the CHUNK_WORDS words of a chunk (i = 0, 1, ...): a chunk's counters are
+    these plus its first counter."""
+    return np.arange(1, CHUNK_WORDS + 1, dtype=np.uint64) * np.uint64(GOLDEN)
 
 
 def without_nan_halves(data: np.ndarray, start: int) -> np.ndarray:
