@@ -16,6 +16,7 @@ from ascendc_conformance.format.case import Case
 from ascendc_conformance.format.errors import ConformanceError
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.strategies.context import PathContext
+from ascendc_conformance.strategies.determinism import without_local_constants
 from ascendc_conformance.strategies.faults import faults
 from ascendc_conformance.strategies.legal import case_for, contexts, select_paths
 
@@ -61,9 +62,10 @@ class _Enough(Exception):
 
 def draw(strategy: st.SearchStrategy[Case], count: int, seed: int, keep: Callable[[Case], T]) -> list[T]:
     """`count` distinct cases of `strategy` (fewer if it has fewer distinct ones), the same ones for the same
-    seed, each kept as `keep(case)` returns it, as it is drawn (a pack build keeps a case's recipe, not its
+    seed (strategies.determinism), each kept as `keep(case)` returns it, as it is drawn (a pack build keeps a case's recipe, not its
     bytes). Hypothesis may draw a case twice (its first, simplest example again, say): duplicates are skipped."""
     drawn: dict[str, T] = {}
+    without_local_constants()   # the same cases for the same seed, whatever this process imported
 
     @hypothesis_seed(seed)
     @settings(max_examples=DRAWS_PER_CASE * count, database=None, deadline=None, phases=[Phase.generate],

@@ -277,7 +277,8 @@ OPTIONS: tuple[RunOption, ...] = (
 
 
 SEED = RunOption("seed", f"Hypothesis seed, 0 to {MAX_SEED} (default: a random one, printed in the header; "
-                         "unused with --pack: its cases are drawn already)",
+                         "unused with --pack: its cases are drawn already); the same seed draws the same cases "
+                         "under one Hypothesis release, whatever the target",
                  metavar="N", type=seed, pytest_flag="--hypothesis-seed")
 WORKERS = RunOption("workers", f"parallel workers (pytest-xdist), 1 to {MAX_WORKERS} (default 1)", metavar="N",
                     default=1, type=worker_count, pytest_flag="-n")

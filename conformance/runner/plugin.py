@@ -40,6 +40,7 @@ from ascendc_conformance.runner.selection import param_id
 from ascendc_conformance.runner.session import RunSession
 from ascendc_conformance.runner.settings import RunSettings
 from ascendc_conformance.spec.model import Spec
+from ascendc_conformance.strategies.determinism import without_local_constants
 
 SUITE_DIR = Path(__file__).resolve().parent / "suite"
 DRAWN_TESTS, PACK_TESTS = SUITE_DIR / "test_conformance.py", SUITE_DIR / "test_pack.py"
@@ -167,7 +168,10 @@ def pytest_make_collect_report(collector: pytest.Collector) -> pytest.CollectRep
 
 
 def _load_run_profile(session: RunSession) -> None:
+    """The Hypothesis settings of the run's profile, and draws blind to the constants of the modules this process
+    imported (strategies.determinism: the same cases for the same seed, whatever the target's module)."""
     settings.load_profile(f"ascendc-{session.profile}")
+    without_local_constants()
 
 
 @pytest.hookimpl(trylast=True)
