@@ -15,9 +15,9 @@ images: two calls move the same bytes when they read the same source element for
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
 import numpy as np

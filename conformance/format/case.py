@@ -11,11 +11,11 @@ from __future__ import annotations
 import binascii
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
-from collections.abc import Mapping
 from typing import Any
 
 import jsonschema

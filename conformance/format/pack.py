@@ -22,10 +22,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ascendc_conformance.format import bounded, cache, schemas
@@ -103,15 +104,16 @@ class PackedCase:
     points: tuple[str, ...]
     expected: tuple[tuple[Mapping[str, str], Mapping[str, Any]], ...]
 
+    @cached_property
     def call(self) -> Case:
-        """The case without its memory images (its path and parameters)."""
+        """The case without its memory images (its path and parameters), made once."""
         return _call_of(self.case)
 
     def materialize(self) -> Case:
         """The case itself: every region's bytes made from its recipe."""
         memory = {name: Region(region["address"], filled_bytes(Fill(**region["fill"]), region["address"]))
                   for name, region in self.case["memory"].items()}
-        return replace(_call_of(self.case), memory=MappingProxyType(memory))
+        return replace(self.call, memory=MappingProxyType(memory))
 
     def result(self, choices: Mapping[str, str]) -> Mapping[str, Any] | None:
         """The stored expected result under these choices of its points (None: not stored)."""

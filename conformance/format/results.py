@@ -51,11 +51,11 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
-from collections.abc import Iterator, Mapping
 from typing import Any, TypedDict
 
 from ascendc_conformance.format import bounded, schemas

@@ -6,8 +6,8 @@ act on: the field's dotted path, what it accepts and what it holds (cut to a few
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import jsonschema

@@ -40,7 +40,22 @@ def expectations(expected: Result, others: Others) -> tuple[tuple[str, ...], tup
 def stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:
     """The expected result under `reading` and under every other combination of the readings of the case's
     points, as reference.expect_readings orders them, from the pack: each expected region's bytes stood in for
-    by its digest (`by_digest`)."""
+    by its digest (`by_digest`). Worked out once for the case a run is judging (the twin's question and the
+    verdict ask for it in turn)."""
+    global _LAST
+    last = _LAST
+    if last is not None and last[0] is packed and last[1] is reading and last[2] is spec:
+        return last[3]
+    found = _stored_expected(packed, reading, spec)
+    _LAST = (packed, reading, spec, found)
+    return found
+
+
+_LAST: tuple[PackedCase, Reading, Spec, tuple[Result, Others]] | None = None
+"""The last case's (held, so compared by identity): a pack run judges its cases one at a time."""
+
+
+def _stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:
     def under(other: Reading) -> Result:
         result = packed.result({point: other.alternative(point) for point in packed.points
                                 if other.alternative(point) != spec.seed_reading.alternative(point)})

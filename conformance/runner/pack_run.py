@@ -57,7 +57,7 @@ def _key_of_context(ctx: PathContext) -> ContextKey:
 
 def _why_not(run: RunSession, plan: Plan, paths: dict[ContextKey, PathContext], packed: PackedCase) -> SkipReason | None:
     """Why the case is not sent to the target (None: it is)."""
-    call = packed.call()
+    call = packed.call
     ctx = paths.get(_key_of_case(call))
     if ctx is None:
         return SkipReason.NOT_SUPPORTED
