@@ -14,14 +14,17 @@ private pytest API: tests/unit/test_determinism.py fails if a release finds loca
 """
 from __future__ import annotations
 
+import importlib
 from typing import Any
-
-from hypothesis.internal.conjecture import providers
 
 
 def without_local_constants() -> None:
     """Make every draw of this process blind to local modules' constants, from now on (idempotent; nothing to do
     for a Hypothesis release that has no such function — if one finds them otherwise, the test says so)."""
+    try:
+        providers = importlib.import_module("hypothesis.internal.conjecture.providers")
+    except ImportError:
+        return
     current = getattr(providers, "_get_local_constants", None)
     if current is None or getattr(current, "without_local_constants", False):
         return
@@ -31,5 +34,5 @@ def without_local_constants() -> None:
         return none
 
     no_local_constants.without_local_constants = True   # type: ignore[attr-defined]
-    providers._get_local_constants = no_local_constants
+    setattr(providers, "_get_local_constants", no_local_constants)
     providers.CONSTANTS_CACHE.cache.clear()   # what earlier draws worked out from the local constants
