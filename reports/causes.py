@@ -10,9 +10,9 @@ case is the smallest of its members' that its named hypothesis explains.
 
 A hypothesis that one accepted call of its API refutes (`every call refused`: Kind.refuted_by_an_accepted_call)
 is weighed by the whole run, which a test cannot see: where the run saw a call of the API accepted
-(`accepted_apis`: a passing legal or boundary case, or any answer moving bytes), it is dropped from every cause of
-the API — a cause it alone explained is its diff-class cause again (`fallback`) —, so that two refusal bugs are not
-merged into one; where the run saw none, it names the group it explains before any narrower hypothesis (a target
+(`accepted_apis`: a passing legal or boundary case, any answer moving bytes, a rejection's twin accepted), it is
+dropped from every cause of the API — a cause it alone explained is its diff-class cause again (`fallback`) —, so
+that two refusal bugs are not merged into one; where the run saw none, it names the group it explains before any narrower hypothesis (a target
 refusing every call is one cause, however each test's own cases happen to show it: "dimValue refused above 7",
 "burstLen ignored").
 
@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.outcome import Outcome, Shown
 from ascendc_conformance.format.results import Cause, TestKind, TestRecord, params_size
 from ascendc_conformance.judge.grouping import Failure, group_failures
 from ascendc_conformance.reference.hypotheses import Rank, rank_of, refuted_by_an_accepted_call, title_of
@@ -101,14 +101,16 @@ class RunCause:
 
 ACCEPTING_KINDS = (TestKind.LEGAL, TestKind.BOUNDARY)   # tests whose passing cases are calls the target accepted
 MOVING = (Outcome.FAIL, Outcome.MISSED_REJECT)         # verdicts on calls the target accepted, moving bytes wrongly
+TWIN_ACCEPTED = (Shown.TWIN, Shown.MASKED_WRONG_COPY)   # a rejection's twin the target accepted (docs/evidence.md)
 
 
 def accepted_apis(tests: Iterable[TestRecord]) -> frozenset[str]:
-    """The APIs of which the run saw the target accept a call: a passing case of a legal or boundary test, or a
-    case of any test answered ok with the wrong bytes or in place of a rejection."""
+    """The APIs of which the run saw the target accept a call: a passing case of a legal or boundary test, a case
+    of any test answered ok with the wrong bytes or in place of a rejection, or the twin of a rejected one."""
     return frozenset(test.api for test in tests if test.api and (
         (test.kind in ACCEPTING_KINDS and test.counts.get(Outcome.PASS.value, 0) > 0)
-        or any(test.counts.get(outcome.value, 0) > 0 for outcome in MOVING)))
+        or any(test.counts.get(outcome.value, 0) > 0 for outcome in MOVING)
+        or any(test.shown.get(shown.value, 0) > 0 for shown in TWIN_ACCEPTED)))
 
 
 def run_causes(members: Iterable[Member], spec: Spec, accepted: Collection[str]) -> tuple[RunCause, ...]:

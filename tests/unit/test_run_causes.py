@@ -3,6 +3,8 @@ across xdist workers, whose records are merged — by the hypothesis that explai
 diff-class cause; the one explaining the most failing tests first, ties by severity."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import Cause, TestKind, TestRecord
 from ascendc_conformance.reports.causes import Member, accepted_apis, run_causes
@@ -104,4 +106,7 @@ def test_the_apis_a_run_saw_accept_a_call() -> None:
              record("DataCopySlice", TestKind.ILLEGAL, false_reject=1, missed_reject=1),   # an illegal call accepted
              record("DataCopyNz2Nd", TestKind.BOUNDARY, false_reject=2)]
     assert accepted_apis(tests) == {"DataCopy", "DataCopySlice"}
+    refused = replace(record("LoadData2D", TestKind.ILLEGAL, **{"pass": 2}), shown={"masked by a false rejection": 2})
+    assert accepted_apis([refused]) == set()   # each twin refused too: nothing accepted
+    assert accepted_apis([replace(refused, shown={"twin": 1, "masked by a false rejection": 1})]) == {"LoadData2D"}
     assert accepted_apis([record("DataCopyNz2Nd", TestKind.SMOKE, fail=1)]) == {"DataCopyNz2Nd"}
