@@ -2,9 +2,12 @@
 
 The program is started once and reused: JSON lines go to its stdin, answers
 come back one line each on its stdout, and whatever it writes to stderr is kept
-in a bounded ring buffer for crash reports. Four daemon threads per process
-(stdout reader, stderr reader, stdin writer, exit watcher) make sure the suite
-never blocks on a pipe: every wait on the target has a deadline.
+in a bounded ring buffer for crash reports. Its pipes are non-blocking and
+pumped by the thread waiting for an answer (`_pump`: one poll over every
+process's stdin, stdout, stderr and exit), so the suite never blocks on a pipe,
+every wait on the target has a deadline, and no thread hands the bytes of a
+request or an answer to another (POSIX: a pidfd tells a program's exit where
+Linux has one, polling every EXIT_POLL_S elsewhere).
 
 A case that times out or crashes the program gets the process killed; the
 next case starts a fresh one. An answer that leaves the stream out of step
@@ -16,8 +19,8 @@ number limits); a line cut short by the program's exit is a crash.
 The program runs in a session of its own; stopping it kills its whole process
 group, and whatever else still holds its pipes (a detached descendant:
 targets.holders), so that a crash is seen when the program exits, not a
-timeout later, and nothing it started outlives the run or keeps a thread or a
-file descriptor of the suite's. A start (the hello) is bounded by the case
+timeout later, and nothing it started outlives the run or keeps a file
+descriptor of the suite's. A start (the hello) is bounded by the case
 timeout; after FAILED_STARTS_GIVE_UP starts in a row that failed, the target's
 remaining cases are answered at once, as the last start failed (timeout or
 crashed), saying so.
@@ -25,15 +28,15 @@ crashed), saying so.
 
 from __future__ import annotations
 
+import enum
 import os
-import queue
+import select
 import signal
 import subprocess
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import IO, Any, Collection, Generator, Iterable, Sequence
+from typing import IO, Any, Callable, Collection, Generator, Iterable, Sequence
 
 from ascendc_conformance.format import bounded, wire
 from ascendc_conformance.format.case import Case, ResultStatus
@@ -59,39 +62,94 @@ IN_FLIGHT = 8
 FAILED_STARTS_GIVE_UP = 3
 #: How long stopping a program waits for its pipes to close before it kills what still holds them.
 PIPES_GRACE_S = 0.2
+#: How often a program's exit is polled for where the system gives no pidfd to wait on.
+EXIT_POLL_S = 0.05
+#: Most bytes read from a pipe at a time (what a Linux pipe holds).
+READ_BYTES = 1 << 16
 
-# Kinds of items the stdout reader, stdin writer and exit watcher put on the inbox queue.
-_LINE, _PARTIAL, _OVERSIZE, _EOF, _WRITE_FAILED, _EXITED = "line", "partial", "oversize", "eof", "write-failed", "exited"
+
+class Heard(enum.Enum):
+    """What a process's `inbox` holds, in order: what its pipes and its exit said (each with a payload)."""
+
+    LINE = "a line of stdout, its newline included"
+    PARTIAL = "the last bytes of stdout, with no newline"
+    OVERSIZE = "a line of stdout longer than the limit (dropped)"
+    EOF = "the end of stdout"
+    WRITE_FAILED = "stdin refused a request (the OSError)"
+    EXITED = "the program exited"
 
 
 class _StderrRing:
-    """The last bytes a process wrote to stderr, filled by a reader thread."""
+    """The last bytes a process wrote to stderr."""
 
     def __init__(self, limit: int) -> None:
         self._chunks: deque[bytes] = deque()
         self._size = 0
         self._limit = limit
-        self._lock = threading.Lock()
 
     def add(self, chunk: bytes) -> None:
-        with self._lock:
-            self._chunks.append(chunk)
-            self._size += len(chunk)
-            while self._size - len(self._chunks[0]) >= self._limit:
-                self._size -= len(self._chunks.popleft())
+        self._chunks.append(chunk)
+        self._size += len(chunk)
+        while self._size - len(self._chunks[0]) >= self._limit:
+            self._size -= len(self._chunks.popleft())
 
     def text(self) -> str:
-        with self._lock:
-            data = b"".join(self._chunks)
+        data = b"".join(self._chunks)
         return tail(data[-self._limit :].decode("utf-8", errors="replace"))
 
 
-class _Process:
-    """One running instance of the target program and its pipe threads. What its stdout reader and stdin writer
-    see goes to its `inbox` as (kind, payload), and rings the `doorbell` its target shares between its
-    processes, so that one wait serves them all."""
+class LineCutter:
+    """Cuts the chunks a stream gives into the items of its `out` deque: (Heard.LINE, a line, its newline
+    included) for each line of at most `limit` bytes, (Heard.OVERSIZE, None) for each longer one (its bytes
+    dropped as they come), then, at the end, (Heard.PARTIAL, the last line) if it has no newline, and
+    (Heard.EOF, None). The same items whatever the chunks; a line is copied once, when its newline comes."""
 
-    def __init__(self, argv: Sequence[str], max_line_bytes: int, doorbell: queue.Queue[_Process]) -> None:
+    def __init__(self, limit: int, out: deque[tuple[Heard, Any]]) -> None:
+        self._limit = limit
+        self._out = out
+        self._parts: list[bytes] = []   # the line so far (since the last newline)
+        self._held = 0                  # its length
+        self._oversize = False          # dropping the rest of a line longer than the limit
+
+    def take(self, chunk: bytes) -> None:
+        """Cut one chunk of the stream."""
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start : end + 1]   # the chunk itself when it is one whole line: not copied
+            if self._oversize:
+                self._oversize = False
+            elif self._held + len(piece) > self._limit:
+                self._out.append((Heard.OVERSIZE, None))
+            else:
+                self._out.append((Heard.LINE, b"".join((*self._parts, piece)) if self._parts else piece))
+            self._parts.clear()
+            self._held = 0
+            start = end + 1
+        if start == len(chunk) or self._oversize:
+            return
+        self._parts.append(chunk[start:])
+        self._held += len(chunk) - start
+        if self._held > self._limit:
+            self._out.append((Heard.OVERSIZE, None))
+            self._oversize = True
+            self._parts.clear()
+            self._held = 0
+
+    def end(self) -> None:
+        """The stream ended."""
+        if self._parts:   # the program ended in the middle of a line
+            self._out.append((Heard.PARTIAL, b"".join(self._parts)))
+            self._parts.clear()
+            self._held = 0
+        self._out.append((Heard.EOF, None))
+
+
+class _Process:
+    """One running instance of the target program. Its pipes are moved by `_pump`: `send` queues a request for
+    its stdin; what its stdout says (lines, an oversized line, the end) and its exit go to its `inbox` as
+    (kind, payload), in order; its stderr to a ring."""
+
+    def __init__(self, argv: Sequence[str], max_line_bytes: int) -> None:
         try:
             self.popen = subprocess.Popen(
                 list(argv),
@@ -104,24 +162,96 @@ class _Process:
             )
         except OSError as exc:
             raise TargetStartError(f"cannot start target {list(argv)!r}: {exc}") from exc
-        self.inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
-        self._doorbell = doorbell   # rung (with this process) after each item put in the inbox
+        streams = (self.popen.stdin, self.popen.stdout, self.popen.stderr)
+        assert all(stream is not None for stream in streams), "all three are pipes"
+        self._stdin, self._stdout, self._stderr = (stream.fileno() for stream in streams)  # type: ignore[union-attr]
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        self._pipes = pipe_links(streams)
+        self.inbox: deque[tuple[Heard, Any]] = deque()
+        self._lines = LineCutter(max_line_bytes, self.inbox)
         self.stderr = _StderrRing(STDERR_RING_BYTES)
-        self._outbox: queue.Queue[bytes | None] = queue.Queue()
-        self._pipes = pipe_links((self.popen.stdin, self.popen.stdout, self.popen.stderr))
-        self._threads = [
-            threading.Thread(target=self._read_stdout, args=(max_line_bytes,), daemon=True),
-            threading.Thread(target=self._read_stderr, daemon=True),
-            threading.Thread(target=self._write_stdin, daemon=True),
-            threading.Thread(target=self._watch_exit, daemon=True),
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._unwritten: deque[memoryview] = deque()   # requests (or their rests) not yet taken by the pipe
+        self._exit_fd = _pidfd(self.popen.pid)
+        self._stdin_open = self._stdout_open = self._stderr_open = True
+        self._exit_seen = False
 
-    def _watch_exit(self) -> None:
-        """Say when the program exits: what it left holding its pipes must not hide its end."""
-        self.popen.wait()
-        self._put((_EXITED, None))
+    # What the poll watches, and what it found.
+
+    def watched(self) -> list[tuple[int, int]]:
+        """(file descriptor, poll events) for each pipe and the exit still to be watched."""
+        fds = []
+        if self._stdin_open and self._unwritten:
+            fds.append((self._stdin, select.POLLOUT))
+        if self._stdout_open:
+            fds.append((self._stdout, select.POLLIN))
+        if self._stderr_open:
+            fds.append((self._stderr, select.POLLIN))
+        if self._exit_fd is not None and not self._exit_seen:
+            fds.append((self._exit_fd, select.POLLIN))
+        return fds
+
+    def polled_exit(self) -> bool:
+        """Whether the exit is only seen by polling (no pidfd) and still to be seen."""
+        return self._exit_fd is None and not self._exit_seen
+
+    def ready(self, fd: int) -> None:
+        """Move what the poll said file descriptor `fd` has ready."""
+        if fd == self._stdin:
+            self._write()
+        elif fd == self._stdout:
+            self._read_stdout()
+        elif fd == self._stderr:
+            self._read_stderr()
+        elif fd == self._exit_fd:
+            self._exited()
+
+    def check_exit(self) -> None:
+        """See the exit of a program whose exit no pidfd tells."""
+        if self.polled_exit() and self.popen.poll() is not None:
+            self._exited()
+
+    def _exited(self) -> None:
+        """Say the program exited: what it left holding its pipes must not hide its end."""
+        self._exit_seen = True
+        self.inbox.append((Heard.EXITED, None))
+
+    # The pipes.
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue one JSON line for the program's stdin, and give the pipe what it takes now (never blocks)."""
+        self._unwritten.append(memoryview(wire.json_line(message)))
+        self._write()
+
+    def _write(self) -> None:
+        while self._stdin_open and self._unwritten:
+            data = self._unwritten[0]
+            try:
+                written = os.write(self._stdin, data)
+            except BlockingIOError:
+                return
+            except OSError as exc:   # the program closed its stdin or ended
+                self._unwritten.clear()
+                self._stdin_open = False
+                self.inbox.append((Heard.WRITE_FAILED, exc))
+                return
+            if written < len(data):
+                self._unwritten[0] = data[written:]
+            else:
+                self._unwritten.popleft()
+
+    def _read_stdout(self) -> None:
+        """Take one chunk of stdout (one at a time: a program that floods a pipe cannot keep the pump here)."""
+        if not _read_into(self._stdout, self._lines.take):
+            self._stdout_open = False
+            self._lines.end()
+
+    def _read_stderr(self) -> None:
+        """Take one chunk of stderr into the ring."""
+        if not _read_into(self._stderr, self.stderr.add):
+            self._stderr_open = False
+
+    # Its end.
 
     def release_pipes(self) -> None:
         """The program has exited: kill the rest of its process group and whatever else holds its pipes, so
@@ -129,57 +259,15 @@ class _Process:
         _kill_group(self.popen.pid)
         kill_holders(self._pipes)
 
-    def _read_stdout(self, max_line_bytes: int) -> None:
-        stream = self.popen.stdout
-        assert stream is not None
-        try:
-            while True:
-                line = stream.readline(max_line_bytes + 1)
-                if not line:
-                    break
-                if len(line) > max_line_bytes:
-                    self._put((_OVERSIZE, len(line)))
-                    # Skip the rest of that line; the owner kills us anyway.
-                    while line and not line.endswith(b"\n"):
-                        line = stream.readline(max_line_bytes)
-                    continue
-                # readline stops short of a newline only at the end of the stream: the program ended mid-line
-                self._put((_LINE if line.endswith(b"\n") else _PARTIAL, line))
-        except (OSError, ValueError):
-            pass
-        self._put((_EOF, None))
-
-    def _put(self, item: tuple[str, Any]) -> None:
-        self.inbox.put(item)
-        self._doorbell.put(self)
-
-    def _read_stderr(self) -> None:
-        stream = self.popen.stderr
-        assert stream is not None
-        try:
-            while chunk := stream.read1(4096):  # type: ignore[attr-defined]  # a pipe's stream is a BufferedReader
-                self.stderr.add(chunk)
-        except (OSError, ValueError):
-            pass
-
-    def _write_stdin(self) -> None:
-        stream = self.popen.stdin
-        assert stream is not None
-        while (data := self._outbox.get()) is not None:
-            try:
-                stream.write(data)
-                stream.flush()
-            except (OSError, ValueError) as exc:
-                self._put((_WRITE_FAILED, exc))
-                return
-        try:
-            stream.close()
-        except OSError:
-            pass
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue one JSON line for the program's stdin (never blocks)."""
-        self._outbox.put(wire.json_line(message))
+    def _drain(self, until: Callable[[], bool], seconds: float) -> bool:
+        """Pump this process alone until `until()` or `seconds` have passed; whether `until()` came true."""
+        deadline = time.monotonic() + seconds
+        while not until():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            _pump([self], remaining)
+        return True
 
     def exit_status(self) -> str:
         """Wait briefly for the program to exit, then describe how it ended."""
@@ -188,7 +276,7 @@ class _Process:
         except subprocess.TimeoutExpired:
             return "is still running"
         self.release_pipes()   # nothing it left behind keeps its stderr from ending
-        self._threads[1].join(EXIT_GRACE_S)  # let stderr drain into the ring
+        self._drain(lambda: not self._stderr_open, EXIT_GRACE_S)   # what it wrote to stderr, into the ring
         if code < 0:
             try:
                 return f"was killed by signal {signal.Signals(-code).name}"
@@ -197,8 +285,10 @@ class _Process:
         return f"exited with code {code}"
 
     def stop(self, *, polite: bool) -> None:
-        """End the program: close its stdin and wait a little if polite, then kill."""
-        self._outbox.put(None)
+        """End the program: close its stdin and wait a little if polite, then kill; close every pipe, once
+        nothing outside its process group holds them (or whatever did is killed)."""
+        self._unwritten.clear()
+        self._close_stdin()
         if polite:
             try:
                 self.popen.wait(EXIT_GRACE_S)
@@ -208,16 +298,62 @@ class _Process:
         if self.popen.poll() is None:
             self.popen.kill()
         self.popen.wait()
-        readers = self._threads[:2]
-        for thread in readers:
-            thread.join(PIPES_GRACE_S)
-        if any(thread.is_alive() for thread in readers):   # something outside the group holds the pipes
-            kill_holders(self._pipes)
-        for thread in self._threads:
-            thread.join(EXIT_GRACE_S)
-        if not any(thread.is_alive() for thread in self._threads):
-            for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-                _close_quietly(stream)
+        if not self._drain(lambda: not (self._stdout_open or self._stderr_open), PIPES_GRACE_S):
+            kill_holders(self._pipes)   # something outside the group holds the pipes
+            self._drain(lambda: not (self._stdout_open or self._stderr_open), EXIT_GRACE_S)
+        for stream in (self.popen.stdout, self.popen.stderr):
+            _close_quietly(stream)
+        self._stdout_open = self._stderr_open = False
+        if self._exit_fd is not None:
+            os.close(self._exit_fd)
+            self._exit_fd = None
+            self._exit_seen = True
+
+    def _close_stdin(self) -> None:
+        if self._stdin_open:
+            self._stdin_open = False
+            _close_quietly(self.popen.stdin)
+
+
+def _pump(processes: Iterable[_Process], timeout: float) -> None:
+    """Wait up to `timeout` seconds for a pipe or the exit of one of `processes` to be ready, and move whatever
+    is: requests into stdin, stdout into lines, stderr into the ring, an exit into the inbox."""
+    poller = select.poll()
+    owners: dict[int, _Process] = {}
+    polled = []
+    for process in processes:
+        for fd, events in process.watched():
+            poller.register(fd, events)
+            owners[fd] = process
+        if process.polled_exit():
+            polled.append(process)
+    if polled:
+        timeout = min(timeout, EXIT_POLL_S)
+    for fd, _ in poller.poll(max(timeout, 0) * 1000):
+        owners[fd].ready(fd)
+    for process in polled:
+        process.check_exit()
+
+
+def _read_into(fd: int, take: Callable[[bytes], None]) -> bool:
+    """Give `take` what a non-blocking pipe has now, if anything (at most READ_BYTES); False at the pipe's end."""
+    try:
+        chunk = os.read(fd, READ_BYTES)
+    except BlockingIOError:
+        return True
+    except OSError:   # closed under us: its end
+        return False
+    if chunk:
+        take(chunk)
+    return bool(chunk)
+
+
+def _pidfd(pid: int) -> int | None:
+    """A file descriptor that polls readable when process `pid` exits (Linux 5.3+), or None."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _kill_group(pid: int) -> None:
@@ -329,7 +465,6 @@ class ExecTarget(Target):
         self.max_line_bytes = max_line_bytes
         self.in_flight = in_flight
         self._next_id = 1
-        self._doorbell: queue.Queue[_Process] = queue.Queue()
         self._slots = [_Slot() for _ in range(processes)]
         self._failed_starts: list[StartFailure] = []   # the starts in a row that failed (none since one worked)
         self.hello = self._start(self._slots[0])
@@ -337,7 +472,7 @@ class ExecTarget(Target):
     def _start(self, slot: _Slot) -> Hello:
         """Start the slot's program and do the hello; raise StartFailure (a TargetStartError) on any failure."""
         try:
-            proc = _Process(self.argv, self.max_line_bytes, self._doorbell)
+            proc = _Process(self.argv, self.max_line_bytes)
         except TargetStartError as exc:
             raise StartFailure(exc.message, exc.stderr_tail, AnswerKind.CRASHED) from None
         request_id = self._take_id()
@@ -382,12 +517,14 @@ class ExecTarget(Target):
         """The answer object to the hello `request_id` of a starting process, or AnswerFailure."""
         deadline = time.monotonic() + self.start_timeout
         while True:
-            try:
-                item, payload = proc.inbox.get(timeout=max(deadline - time.monotonic(), 0))
-            except queue.Empty:
-                raise AnswerFailure(AnswerKind.TIMEOUT,
-                                    f"no answer within {self.start_timeout:g} s; the target was killed") from None
-            if item != _EXITED:
+            while not proc.inbox:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AnswerFailure(AnswerKind.TIMEOUT,
+                                        f"no answer within {self.start_timeout:g} s; the target was killed")
+                _pump([proc], remaining)
+            item, payload = proc.inbox.popleft()
+            if item is not Heard.EXITED:
                 break
             proc.release_pipes()   # the end of its stdout (a crash) follows, once nothing else holds the pipe
         _check_item(proc, item, payload, request_id, self.max_line_bytes)
@@ -447,7 +584,7 @@ class ExecTarget(Target):
         is then out of step; its exit, a crash)."""
         busy = [slot for slot in self._slots if slot.in_flight]
         while True:
-            slot = next((slot for slot in busy if slot.process is not None and not slot.process.inbox.empty()), None)
+            slot = next((slot for slot in busy if slot.process is not None and slot.process.inbox), None)
             if slot is not None:
                 break
             late = min(busy, key=lambda slot: slot.since)
@@ -456,14 +593,11 @@ class ExecTarget(Target):
                 self._fail(late, AnswerFailure(AnswerKind.TIMEOUT, f"no answer within {self.timeout:g} s; the "
                                                                    "target was killed"), pending, answered)
                 return
-            try:
-                self._doorbell.get(timeout=remaining)
-            except queue.Empty:
-                pass
+            _pump([slot.process for slot in self._slots if slot.process is not None], remaining)
         process = slot.process
         assert process is not None, "a slot with requests in flight has its process"
-        item, payload = process.inbox.get_nowait()
-        if item == _EXITED:   # the end of its stdout follows what it wrote, once nothing else holds the pipe
+        item, payload = process.inbox.popleft()
+        if item is Heard.EXITED:   # the end of its stdout follows what it wrote, once nothing else holds the pipe
             process.release_pipes()
             return
         oldest = slot.in_flight[0]
@@ -502,15 +636,15 @@ class ExecTarget(Target):
                 slot.process = None
 
 
-def _check_item(proc: _Process, item: str, payload: Any, request_id: int, max_line_bytes: int) -> None:
+def _check_item(proc: _Process, item: Heard, payload: Any, request_id: int, max_line_bytes: int) -> None:
     """AnswerFailure unless the process sent a complete line (the answer to request `request_id`, the oldest
     it has in flight, or a later one)."""
     where = f"answer to request {request_id}"
-    if item in (_EOF, _WRITE_FAILED):
-        how = "closed its stdout" if item == _EOF else f"stopped reading its stdin ({payload})"
+    if item in (Heard.EOF, Heard.WRITE_FAILED):
+        how = "closed its stdout" if item is Heard.EOF else f"stopped reading its stdin ({payload})"
         raise AnswerFailure(AnswerKind.CRASHED, f"target {how} before answering and {proc.exit_status()}")
-    if item == _PARTIAL:
+    if item is Heard.PARTIAL:
         raise AnswerFailure(AnswerKind.CRASHED, f"{where}: the target ended its stdout in the middle of the line "
                                                 f"(after {len(payload)} bytes, no newline) and {proc.exit_status()}")
-    if item == _OVERSIZE:
+    if item is Heard.OVERSIZE:
         raise AnswerFailure(AnswerKind.ERROR, f"{where}: the line is longer than {max_line_bytes} bytes")

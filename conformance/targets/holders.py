@@ -3,7 +3,7 @@
 An exec target runs in a session and process group of its own, and the whole group is killed when it is
 stopped. A descendant that left the group (a daemon that called setsid(), a detached helper) escapes that
 kill; if it inherited the target's stdout it keeps the pipe open, and the suite would never see the end of the
-target's output: every crash would wait a full timeout, the threads reading the pipes would never end, and the
+target's output: every crash would wait a full timeout, the suite's ends of the pipes would stay open, and the
 descendant would outlive the run. `kill_holders` kills every process but this one that holds one of the pipes
 (Linux's /proc/<pid>/fd; where there is no /proc it finds none). A detached descendant that closed the pipes
 cannot hold the run up, and is left alone.
