@@ -463,11 +463,16 @@ class Reading:
     _by_rule: Mapping[str, Effect] = dc_field(repr=False, default_factory=frozen_map)      # rule id -> effect
     _units: Mapping[str, Mapping[str, Any]] = dc_field(repr=False, default_factory=frozen_map)
 
+    @cached_property
+    def _key(self) -> tuple[tuple[str, str], ...]:
+        """The choices in order: what a reading is equal and hashed by (a verdict hashes readings per case)."""
+        return tuple(sorted(self.choices.items()))
+
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self.choices.items())))
+        return hash(self._key)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Reading) and dict(self.choices) == dict(other.choices)
+        return isinstance(other, Reading) and self._key == other._key
 
     def alternative(self, point: str) -> str:
         """The alternative this reading takes for `point` (SEED for its default)."""
