@@ -377,6 +377,10 @@ class TighterBound(Hypothesis):
         return f"{self.title} ({self.field} {call.params[self.field]} refused)"
 
     @property
+    def fields(self) -> tuple[str, ...]:
+        return (self.field,)
+
+    @property
     def smallest(self) -> int | None:
         return self.maximum + 1
 

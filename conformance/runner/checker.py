@@ -28,11 +28,12 @@ from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.pack import PackedCase, PackedTest
 from ascendc_conformance.format.results import Cause, TestKind, case_summary
+from ascendc_conformance.judge.diff import same_memory
 from ascendc_conformance.judge.evidence import judge_with_evidence
 from ascendc_conformance.judge.packed import judge_packed
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict
 from ascendc_conformance.runner import flakes
-from ascendc_conformance.runner.diagnosing import Diagnoser
+from ascendc_conformance.runner.diagnosing import Ask, Diagnoser
 from ascendc_conformance.runner.options import Entry
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
@@ -127,7 +128,8 @@ class Checker:
         judged = self.judge_case(record, case, plan, packed=packed, answer=answer, resend=resend)
         if judged is None:
             return
-        failing = self._record(record, judged, plan, digest, counted=generating, packed=packed)
+        failing = self._record(record, judged, plan, digest, counted=generating, packed=packed,
+                               ask=self._asker(resend))
         if failing is not None and failing.shrinking:
             del case, judged   # Hypothesis keeps the traceback of every failing shrink candidate: no case data in it
             _raise_cause(failing)
@@ -175,6 +177,19 @@ class Checker:
         send = resend or self.target.execute
         return flakes.confirmed(verdict, answer, lambda: send(case), verdict_of)
 
+    def _asker(self, resend: Callable[[Case], Answer] | None) -> Ask:
+        """How the diagnosis asks the target a question (runner.diagnosing): a legal case sent as `resend` sends
+        one (a pack test's cases in flight are dropped first, and sent again after it) or directly; whether the
+        target moved it as the reference does under the run's reading."""
+        send = resend or self.target.execute
+
+        def moved_right(case: Case) -> bool:
+            expected = reference.expect(case, self.spec, reading=self.reading)
+            result = send(case).result
+            return (result is not None and result.status is ResultStatus.OK and result.memory is not None
+                    and expected.memory is not None and same_memory(result.memory, expected.memory))
+        return moved_right
+
     @staticmethod
     def unraised_failure(record: CheckRecord) -> str | None:
         """The failures of a test that Hypothesis saw pass (none was raised: every cause was reported as
@@ -182,8 +197,9 @@ class Checker:
         return record.failure_text if record.causes else None
 
     def finished(self, record: CheckRecord) -> None:
-        """A test ended: add the time it spent shrinking to the run's shrink budget; diagnose each cause's smallest
-        case (its replay file then names the hypothesis the cause ended with)."""
+        """A test ended: add the time it spent shrinking to the run's shrink budget; ask the target what tells a
+        cause's hypotheses apart and diagnose each cause's smallest case (its replay file then names the
+        hypothesis the cause ended with)."""
         if record.shrink_started is not None:
             self.shrink_spent += time.monotonic() - record.shrink_started
         if record.kind is TestKind.LEGAL and record.plan is not None:
@@ -191,7 +207,9 @@ class Checker:
                 pinned = self.diagnoser.demonstration(state)
                 judged = self.judge_case(record, pinned, record.plan) if pinned is not None else None
                 if judged is not None and self.diagnoser.shows(state, judged.case, judged.expected, judged.verdict):
-                    self._record(record, judged, record.plan, None, counted=False, packed=None)
+                    self._record(record, judged, record.plan, None, counted=False, packed=None,
+                                 ask=self._asker(None))
+        self.diagnoser.settle(record, self._asker(None))
         self.diagnoser.finish(record)
         for state in record.causes.values():
             if state.replay is not None and state.hypotheses and state.hypotheses[0] != state.replay_hypothesis:
@@ -228,9 +246,9 @@ class Checker:
         return spent > self.settings.shrink_seconds or self.shrink_spent + spent > self.settings.shrink_budget
 
     def _record(self, record: CheckRecord, judged: Judged, plan: Plan, digest: str | None, *, counted: bool,
-                packed: PackedCase | None) -> CauseRecord | None:
+                packed: PackedCase | None, ask: Ask | None = None) -> CauseRecord | None:
         """Count the verdict (a case of the test's budget) and keep a failure's cause with its smallest case;
-        the failing cause's record if the target failed."""
+        the failing cause's record if the target failed. `ask`: how the diagnosis asks the target a question."""
         case, expected, verdict = judged.case, judged.expected, judged.verdict
         if verdict.is_failure:
             verdict = self._waived(record, verdict, expected)
@@ -248,7 +266,7 @@ class Checker:
         fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
         fallback = Cause.of(verdict.outcome, summary, verdict.diff.to_json() if verdict.diff else None,
                             verdict.actual.to_json() if verdict.actual else None, fault_rule)
-        attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted)
+        attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted, ask=ask)
         cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)
         record.failing[digest or _identity(drawn, packed)] = cause
         state = record.causes.get(cause)
@@ -257,7 +275,8 @@ class Checker:
             state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
                                                        summary=summary, size=size, case=case, expected=expected,
                                                        hypotheses=attributed.hypotheses, title=cause.title,
-                                                       fallback=fallback if attributed.hypotheses else None)
+                                                       fallback=fallback if attributed.hypotheses else None,
+                                                       refuted=attributed.refuted)
             self._plan_shrinking(record, state)
             smaller = True
         else:

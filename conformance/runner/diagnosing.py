@@ -14,13 +14,21 @@ are one cause. Each cause keeps, simplest first, the hypotheses that explain eve
    ms): a cause whose hypotheses it shares takes it, narrowed to those (its name may change: blockLen 256 read
    as 0, then 300 shows it kept in 8 bits); else it founds a cause named by its simplest explanation; if nothing
    explains it, its diff-class cause takes it — and after UNEXPLAINED_TRIES such cases of one diff-class cause
-   the test stops asking for it;
+   the test stops asking for it. Where the hypotheses it shares with a cause leave out its own simplest one
+   (two bugs, or one broader bug?), the target is asked first (`ask`, at most QUESTIONS a test): the case with
+   that hypothesis's fields just short of the smallest value that shows it, a legal call the simplest one
+   says is moved right and some shared ones say is not; moved right, it refutes those — they leave the case's
+   explanations, and the case founds a cause of its own if none is left to share (a target refusing blockCount
+   and blockLen above 255 is not one bug "blockCount read as 0": it moves blockCount 255 right);
 3. when the test ends, a cause Hypothesis shrank (to the smallest case its named hypothesis still explains) is
    tried once more with the hypothesis's field at the smallest value that shows it (`demonstration`: blockLen
    kept in 8 bits, blockLen 256; Hypothesis's shrinker, working on the draws, may stop at 511), and each
    explained cause's smallest case is diagnosed once: the hypotheses that explain it (`shown_by`) tell the
    reports which hypothesis a cause's replay demonstrates, and its words name the cause with that case's values
-   ("blockLen kept in 8 bits (256 read as 0)").
+   ("blockLen kept in 8 bits (256 read as 0)"). Before that, a cause of several hypotheses asks the target the
+   question its named one raises about the others (`settle`), as in step 2: blockCount refused above 255 asks
+   blockCount 255, which "blockCount read as 0" and "refused above 127" say is refused; moved right, it drops
+   them, so that the reports cannot group two bugs under one of them across tests.
 
 A passing case costs nothing here. The causes of every test are grouped across the run by reports.causes.
 """
@@ -28,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import Callable
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.case import Case, Result, ResultStatus
@@ -37,12 +46,16 @@ from ascendc_conformance.format.results import Cause
 from ascendc_conformance.judge.diagnosis import Diagnosis, Explanation, FailingAnswer
 from ascendc_conformance.judge.verdict import Verdict
 from ascendc_conformance.reference.call import resolve
-from ascendc_conformance.reference.hypotheses import Hypothesis, hypothesis
+from ascendc_conformance.reference.hypotheses import Hypothesis, hypothesis, shows
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord
 from ascendc_conformance.spec.model import Reading, Spec
 
 NARROWED_CASES = 4      # drawn cases of a cause that ask all its hypotheses again (narrowing them)
 UNEXPLAINED_TRIES = 3   # failing cases of one diff-class cause diagnosed (none explained) before the test stops asking
+QUESTIONS = 8           # questions a test's diagnosis asks the target at most (steps 2 and 3 of the module doc)
+
+Ask = Callable[[Case], bool]
+"""Sends a legal case to the target: whether it moved it as the reference does."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,7 @@ class Attribution:
     cause: Cause
     diagnosis: Diagnosis | None = None
     hypotheses: tuple[str, ...] = ()
+    refuted: frozenset[str] = frozenset()   # hypotheses of the case a question to the target refuted
 
 
 class Diagnoser:
@@ -62,9 +76,9 @@ class Diagnoser:
         self.spec, self.reading = spec, reading
 
     def attribute(self, record: CheckRecord, case: Case, expected: Result, verdict: Verdict, fallback: Cause, *,
-                  drawn: bool) -> Attribution:
+                  drawn: bool, ask: Ask | None = None) -> Attribution:
         """The cause of one failing case of the test (`fallback`: its diff-class cause); `drawn`: one of the
-        cases the test draws, not a shrinker's candidate."""
+        cases the test draws, not a shrinker's candidate, whose doubts may be asked of the target (`ask`)."""
         if verdict.outcome is Outcome.FLAKY:   # what a changing answer got wrong is chance, not a bug class
             return Attribution(fallback)
         actual = verdict.what_it_did
@@ -87,15 +101,60 @@ class Diagnoser:
         if not diagnosis:
             record.unexplained[fallback] += 1
             return Attribution(fallback, diagnosis)
-        found = diagnosis.ids
+        found, own = set(diagnosis.ids), diagnosis.explanations[0].hypothesis
+        refuted: set[str] = set()
         for state in explained:
-            if found & set(state.hypotheses):   # the same bug: its named hypothesis did not explain this case
-                state.hypotheses = tuple(name for name in state.hypotheses if name in found)
+            shared = found & set(state.hypotheses)
+            if shared and own.id not in shared and drawn and ask is not None:   # two bugs, or one broader?
+                refuted |= self._asked(record, case, own, shared, ask) - {own.id}
+                found -= refuted
+                shared -= refuted
+            if shared:   # the same bug: its named hypothesis did not explain this case
+                state.hypotheses = tuple(name for name in state.hypotheses if name in shared)
                 state.title = self._hypothesis(state.hypotheses[0]).title
                 return Attribution(state.cause, diagnosis)
-        simplest = diagnosis.explanations[0].hypothesis
+        if refuted:
+            diagnosis = replace(diagnosis, explanations=tuple(explanation for explanation in diagnosis.explanations
+                                                              if explanation.hypothesis.id not in refuted))
+        simplest = diagnosis.explanations[0].hypothesis   # `own`: a question never refutes it
         cause = Cause.explained(verdict.outcome, case.api, simplest.id, simplest.title)
-        return Attribution(cause, diagnosis, tuple(explanation.hypothesis.id for explanation in diagnosis.explanations))
+        return Attribution(cause, diagnosis, tuple(explanation.hypothesis.id for explanation in diagnosis.explanations),
+                           frozenset(refuted))
+
+    def _asked(self, record: CheckRecord, case: Case, own: Hypothesis, others: set[str], ask: Ask) -> set[str]:
+        """The hypotheses, of `own` and `others`, that the target's answer to the question `own` raises about them
+        (`question`) refutes: moved right, those of `others` that say it is not; moved otherwise, `own` and those
+        that say it is. None when there is no question, no other says otherwise than `own`, or the test asked
+        QUESTIONS already."""
+        question = self.question(case, own)
+        if question is None or record.questions >= QUESTIONS:
+            return set()
+        doubting = {name for name in others if shows(self._hypothesis(name), question, self.spec, self.reading)}
+        if not doubting:
+            return set()
+        record.questions += 1
+        return doubting if ask(question) else {own.id} | (others - doubting)
+
+    def question(self, case: Case, own: Hypothesis) -> Case | None:
+        """`case` with `own`'s fields just short of the smallest value that shows it, where that is smaller and the
+        call stays legal and does not show `own`: what a target whose bug is `own` moves right (None: none)."""
+        value = own.smallest
+        if value is None or value < 1:
+            return None
+        params = case.params
+        short = {field: value - 1 for field in own.fields
+                 if type(params.get(field)) is int and params[field] >= value}   # plain int fields, not bools
+        if not short:
+            return None
+        question = replace(case, params=MappingProxyType({**params, **short}))
+        if not self._legal(question) or shows(own, question, self.spec, self.reading):
+            return None
+        return question
+
+    def _legal(self, case: Case) -> bool:
+        """Legal under the seed reading and the run's (what a test's legal cases are drawn and judged under)."""
+        return all(reference.expect(case, self.spec, reading=reading).status is ResultStatus.OK
+                   for reading in {self.spec.seed_reading, self.reading})
 
     def demonstration(self, state: CauseRecord) -> Case | None:
         """The cause's smallest case with its named hypothesis's field at the smallest value that shows it, where
@@ -112,9 +171,24 @@ class Diagnoser:
         if not pinned:
             return None
         candidate = replace(state.case, params=MappingProxyType({**params, **pinned}))
-        legal = all(reference.expect(candidate, self.spec, reading=reading).status is ResultStatus.OK
-                    for reading in {self.spec.seed_reading, self.reading})
-        return candidate if legal else None
+        return candidate if self._legal(candidate) else None
+
+    def settle(self, record: CheckRecord, ask: Ask) -> None:
+        """The test ended: each explained cause of several hypotheses asks the target the question its named one
+        raises about the others (`question`) and keeps those the answer agrees with; while the answer refutes
+        the named one, the next one's question is asked (blockCount refused above 2047, refused 2047 too, then
+        above 1023, ...: the bound is found), within QUESTIONS a test."""
+        for state in record.causes.values():
+            while len(state.hypotheses) > 1:
+                named = self._hypothesis(state.hypotheses[0])
+                refuted = self._asked(record, state.case, named, set(state.hypotheses[1:]), ask)
+                kept = tuple(name for name in state.hypotheses if name not in refuted)
+                if not refuted or not kept:   # nothing asked, or an answer no hypothesis predicts (flaky?)
+                    break
+                state.hypotheses, state.refuted = kept, state.refuted | refuted
+                state.title = self._hypothesis(kept[0]).title
+                if kept[0] == named.id:   # its question confirmed it
+                    break
 
     def shows(self, state: CauseRecord, case: Case, expected: Result, verdict: Verdict) -> bool:
         """Whether a failing verdict on `case` is the cause's: its named hypothesis explains it."""
@@ -133,8 +207,8 @@ class Diagnoser:
                 if actual is not None else None
             if failing is None:
                 continue
-            shown = failing.diagnose().ids | {name for name in state.hypotheses
-                                             if failing.explained_by(self._hypothesis(name))}
+            shown = (failing.diagnose().ids | {name for name in state.hypotheses
+                                               if failing.explained_by(self._hypothesis(name))}) - state.refuted
             state.shown_by = tuple(sorted(shown, key=lambda name: self._hypothesis(name).rank))
             state.words = self._hypothesis(state.hypotheses[0]).describe(failing.probe.call)
 

@@ -52,6 +52,7 @@ class CauseRecord(ShortRepr):
     words: str = ""              # the first with that case's values: "blockLen kept in 8 bits (256 read as 0)"
     fallback: Cause | None = None   # an explained cause's diff-class cause (of its first case): what it is
     #                                    where the run refutes every hypothesis of it (reports.causes)
+    refuted: frozenset[str] = frozenset()   # hypotheses a question to the target refuted (runner.diagnosing)
 
     def __repr__(self) -> str:
         return f"CauseRecord({self.cause.label})"
@@ -73,7 +74,8 @@ class CauseRecord(ShortRepr):
                 "replay": self.replay, "replay_command": self.replay_command, "case": self.summary,
                 "cases": self.cases, "verdicts": verdicts, "hypotheses": list(self.hypotheses),
                 "shown_by": list(self.shown_by), "words": self.words,
-                **({"fallback": self.fallback.to_json()} if self.fallback and self.hypotheses else {})}
+                **({"fallback": self.fallback.to_json()} if self.fallback and self.hypotheses else {}),
+                **({"refuted": sorted(self.refuted)} if self.refuted else {})}
 
 
 @dataclass(repr=False)
@@ -95,6 +97,7 @@ class CheckRecord(ShortRepr):
     causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
     unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
+    questions: int = 0   # questions the diagnosis asked the target (runner.diagnosing: QUESTIONS)
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
