@@ -26,9 +26,9 @@ are one cause. Each cause keeps, simplest first, the hypotheses that explain eve
    explained cause's smallest case is diagnosed once: the hypotheses that explain it (`shown_by`) tell the
    reports which hypothesis a cause's replay demonstrates, and its words name the cause with that case's values
    ("blockLen kept in 8 bits (256 read as 0)"). Before that, a cause of several hypotheses asks the target the
-   question its named one raises about the others (`settle`), as in step 2: blockCount refused above 255 asks
-   blockCount 255, which "blockCount read as 0" and "refused above 127" say is refused; moved right, it drops
-   them, so that the reports cannot group two bugs under one of them across tests.
+   questions that split them most evenly (`settle`): blockCount refused above 255 asks blockCount 255, which
+   "blockCount read as 0" and "refused above 127" say is refused; moved right, it drops them, so that the
+   reports cannot group two bugs under one of them across tests.
 
 A passing case costs nothing here. The causes of every test are grouped across the run by reports.causes.
 """
@@ -174,21 +174,57 @@ class Diagnoser:
         return candidate if self._legal(candidate) else None
 
     def settle(self, record: CheckRecord, ask: Ask) -> None:
-        """The test ended: each explained cause of several hypotheses asks the target the question its named one
-        raises about the others (`question`) and keeps those the answer agrees with; while the answer refutes
-        the named one, the next one's question is asked (blockCount refused above 2047, refused 2047 too, then
-        above 1023, ...: the bound is found), within QUESTIONS a test."""
+        """The test ended: each explained cause of several hypotheses asks the target questions about them
+        (`_best_question`) and keeps those the answers agree with, until one is left, no question tells the
+        rest apart, or the test asked QUESTIONS (blockLen 16384 and srcGap 65535 refused: blockLen 1 is moved
+        right, which refutes every srcGap bound and blockCount read as 0; then blockLen bounds are halved)."""
         for state in record.causes.values():
-            while len(state.hypotheses) > 1:
-                named = self._hypothesis(state.hypotheses[0])
-                refuted = self._asked(record, state.case, named, set(state.hypotheses[1:]), ask)
+            showing: dict[str, tuple[Case | None, frozenset[str]]] = {}   # what each question is, who doubts it
+            while len(state.hypotheses) > 1 and record.questions < QUESTIONS:
+                chosen = self._best_question(state, showing)
+                if chosen is None:
+                    break
+                own, question, doubting = chosen
+                record.questions += 1
+                others = set(state.hypotheses) - {own.id}
+                refuted = doubting if ask(question) else {own.id} | (others - doubting)
                 kept = tuple(name for name in state.hypotheses if name not in refuted)
-                if not refuted or not kept:   # nothing asked, or an answer no hypothesis predicts (flaky?)
+                if not kept:   # an answer no hypothesis predicts (a changing target?)
                     break
                 state.hypotheses, state.refuted = kept, state.refuted | refuted
                 state.title = self._hypothesis(kept[0]).title
-                if kept[0] == named.id:   # its question confirmed it
-                    break
+
+    def _best_question(self, state: CauseRecord, showing: dict[str, tuple[Case | None, frozenset[str]]]
+                       ) -> tuple[Hypothesis, Case, set[str]] | None:
+        """Of the questions the cause's hypotheses raise (the named one's, and per field those of the lowest and
+        the median smallest showing value), the one that splits them most evenly into those that say the target
+        gets it wrong and the others (whatever the answer, it refutes many): the hypothesis asking, its question
+        and the first; None where none splits them. `showing` keeps, per hypothesis asking, its question and
+        the hypotheses that show on it (worked out once a cause: the shrinking list is asked again)."""
+        hypotheses = [self._hypothesis(name) for name in state.hypotheses]
+        by_field: dict[str, list[Hypothesis]] = {}
+        for candidate in hypotheses:
+            if candidate.smallest is not None and candidate.fields:
+                by_field.setdefault(candidate.fields[0], []).append(candidate)
+        candidates = [hypotheses[0]]
+        for family in by_field.values():
+            family.sort(key=lambda hypothesis: hypothesis.smallest or 0)
+            candidates += [family[0], family[len(family) // 2]]
+        best: tuple[int, Hypothesis, Case, set[str]] | None = None
+        for candidate in dict.fromkeys(candidates):
+            if candidate.id not in showing:
+                question = self.question(state.case, candidate)
+                showing[candidate.id] = (question, frozenset() if question is None else frozenset(
+                    other.id for other in hypotheses
+                    if other is not candidate and shows(other, question, self.spec, self.reading)))
+            question, shown = showing[candidate.id]
+            if question is None:
+                continue
+            doubting = set(shown & set(state.hypotheses))
+            split = min(len(doubting), len(hypotheses) - 1 - len(doubting))
+            if doubting and (best is None or split > best[0]):
+                best = (split, candidate, question, doubting)
+        return None if best is None else best[1:]
 
     def shows(self, state: CauseRecord, case: Case, expected: Result, verdict: Verdict) -> bool:
         """Whether a failing verdict on `case` is the cause's: its named hypothesis explains it."""

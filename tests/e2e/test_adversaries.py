@@ -17,16 +17,18 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.buggy import adversaries
+from tests.fixtures.buggy import targets as buggy
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(tmp_path: Path, adversary: type, product: str, apis: tuple[str, ...], *extra: str
         ) -> tuple[subprocess.CompletedProcess, dict, list[dict], dict]:
-    """`run --profile ci --seed 7` of the adversary: the process, the run record, the test records, report.json."""
+    """`run --profile ci --seed 7` of the adversary (or buggy target): the process, the run record, the test
+    records, report.json."""
     words = [word for api in apis for word in ("--api", api)]
     done = subprocess.run([sys.executable, "-m", "ascendc_conformance", "run", "--target",
-                           f"python:tests.fixtures.buggy.adversaries:{adversary.__name__}", "--product", product, *words,
+                           f"python:{adversary.__module__}:{adversary.__name__}", "--product", product, *words,
                            "--profile", "ci", "--seed", "7", "--shrink-seconds", "1", "--report", str(tmp_path), *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     records = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
@@ -124,6 +126,20 @@ def test_a_target_refusing_every_slice_call_passes_no_fault_test(tmp_path: Path)
     [group] = report["failure_groups"]
     assert group["hypothesis"]["id"] == "every-call-refused" and group["count"] == len(tests)
     assert "first cause: DataCopySlice / every call refused;" in done.stdout
+
+
+def test_two_refusal_bugs_are_told_as_their_two_bounds_first(tmp_path: Path):
+    """A target refusing blockCount and blockLen above 255 (naming no rule): every refusal also fits "blockCount
+    read as 0", which named 64 of 64 failing tests before the run asked the target questions (runner.diagnosing);
+    now the two bounds are the two largest causes."""
+    bug = buggy.RefusesTwoBounds
+    done, _, tests, report = run(tmp_path, bug, "atlas-a2", ("DataCopy",))
+    assert done.returncode == 1
+    groups = report["failure_groups"]
+    assert sorted(group["hypothesis"]["id"] for group in groups[:2]) == sorted(bug.HYPOTHESES), \
+        [(group["hypothesis"]["id"], group["count"]) for group in groups]
+    asked = [cause for test in tests for cause in test.get("causes") or () if cause.get("refuted")]
+    assert asked, "no cause recorded what a question refuted"
 
 
 def test_own_rule_ids_for_the_vendor_alignments_conform_under_that_reading(tmp_path: Path):
