@@ -22,7 +22,7 @@ from hypothesis import target as steer
 
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
-from ascendc_conformance.format.answer import Answer, Hello
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
@@ -180,14 +180,17 @@ class Checker:
     def _asker(self, resend: Callable[[Case], Answer] | None) -> Ask:
         """How the diagnosis asks the target a question (runner.diagnosing): a legal case sent as `resend` sends
         one (a pack test's cases in flight are dropped first, and sent again after it) or directly; whether the
-        target moved it as the reference does under the run's reading."""
+        target moved it as the reference does under the run's reading (None: it gave no result)."""
         send = resend or self.target.execute
 
-        def moved_right(case: Case) -> bool:
+        def moved_right(case: Case) -> bool | None:
             expected = reference.expect(case, self.spec, reading=self.reading)
-            result = send(case).result
-            return (result is not None and result.status is ResultStatus.OK and result.memory is not None
-                    and expected.memory is not None and same_memory(result.memory, expected.memory))
+            answer = send(case)
+            result = answer.result
+            if answer.kind is not AnswerKind.RESULT or result is None:   # a timeout, a crash, an error: no evidence
+                return None
+            return (result.status is ResultStatus.OK and result.memory is not None and expected.memory is not None
+                    and same_memory(result.memory, expected.memory))
         return moved_right
 
     @staticmethod

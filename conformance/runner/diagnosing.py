@@ -54,8 +54,9 @@ NARROWED_CASES = 4      # drawn cases of a cause that ask all its hypotheses aga
 UNEXPLAINED_TRIES = 3   # failing cases of one diff-class cause diagnosed (none explained) before the test stops asking
 QUESTIONS = 8           # questions a test's diagnosis asks the target at most (steps 2 and 3 of the module doc)
 
-Ask = Callable[[Case], bool]
-"""Sends a legal case to the target: whether it moved it as the reference does."""
+Ask = Callable[[Case], "bool | None"]
+"""Sends a legal case to the target: whether it moved it as the reference does; None when it gave no result to
+weigh (a timeout, a crash, an error): the test then asks nothing more."""
 
 
 @dataclass(frozen=True)
@@ -126,14 +127,28 @@ class Diagnoser:
         (`question`) refutes: moved right, those of `others` that say it is not; moved otherwise, `own` and those
         that say it is. None when there is no question, no other says otherwise than `own`, or the test asked
         QUESTIONS already."""
+        if record.questions >= QUESTIONS or record.timed_out:
+            return set()
         question = self.question(case, own)
-        if question is None or record.questions >= QUESTIONS:
+        if question is None:
             return set()
         doubting = {name for name in others if shows(self._hypothesis(name), question, self.spec, self.reading)}
         if not doubting:
             return set()
+        return self._answered(record, question, own.id, others, doubting, ask)
+
+    @staticmethod
+    def _answered(record: CheckRecord, question: Case, own: str, others: set[str], doubting: set[str],
+                  ask: Ask) -> set[str]:
+        """Ask `question` (counted): moved right, it refutes `doubting`; moved otherwise, `own` and the rest of
+        `others`. No result to weigh refutes nothing and ends the test's questions (a target that hangs or
+        crashes costs one of them, not QUESTIONS)."""
         record.questions += 1
-        return doubting if ask(question) else {own.id} | (others - doubting)
+        moved_right = ask(question)
+        if moved_right is None:
+            record.questions = QUESTIONS
+            return set()
+        return doubting if moved_right else {own} | (others - doubting)
 
     def question(self, case: Case, own: Hypothesis) -> Case | None:
         """`case` with `own`'s fields just short of the smallest value that shows it, where that is smaller and the
@@ -180,16 +195,14 @@ class Diagnoser:
         right, which refutes every srcGap bound and blockCount read as 0; then blockLen bounds are halved)."""
         for state in record.causes.values():
             showing: dict[str, tuple[Case | None, frozenset[str]]] = {}   # what each question is, who doubts it
-            while len(state.hypotheses) > 1 and record.questions < QUESTIONS:
+            while len(state.hypotheses) > 1 and record.questions < QUESTIONS and not record.timed_out:
                 chosen = self._best_question(state, showing)
                 if chosen is None:
                     break
                 own, question, doubting = chosen
-                record.questions += 1
-                others = set(state.hypotheses) - {own.id}
-                refuted = doubting if ask(question) else {own.id} | (others - doubting)
+                refuted = self._answered(record, question, own.id, set(state.hypotheses) - {own.id}, doubting, ask)
                 kept = tuple(name for name in state.hypotheses if name not in refuted)
-                if not kept:   # an answer no hypothesis predicts (a changing target?)
+                if not refuted or not kept:   # no result to weigh, or one no hypothesis predicts (a changing target?)
                     break
                 state.hypotheses, state.refuted = kept, state.refuted | refuted
                 state.title = self._hypothesis(kept[0]).title

@@ -4,17 +4,14 @@ answer keeps only the hypotheses that predicted it. A refusal naming no rule is 
 bound and by a field read as 0 alike: the answer to blockCount 255 tells them apart."""
 from __future__ import annotations
 
-from typing import Callable
-
 from ascendc_conformance import reference
-from ascendc_conformance.format.answer import Answer, AnswerKind
+from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.results import Cause, TestKind
 from ascendc_conformance.judge.verdict import judge
-from ascendc_conformance.runner.diagnosing import QUESTIONS, Diagnoser
+from ascendc_conformance.runner.diagnosing import QUESTIONS, Ask, Diagnoser
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord, size_of
 from ascendc_conformance.spec.loader import load_spec
-from ascendc_conformance.targets.base import Hello
 from tests.helpers.casebuild import typed_case
 
 SPEC = load_spec()
@@ -32,7 +29,7 @@ def refused(**params: int) -> Case:
                       {"GM": data, "UB": data[::-1]})
 
 
-def attributed(record: CheckRecord, case: Case, ask: Callable[[Case], bool] | None = None) -> Cause:
+def attributed(record: CheckRecord, case: Case, ask: Ask | None = None) -> Cause:
     """Attribute the target's refusal (naming no rule) of `case` to a cause of `record`, as the checker does."""
     expected = reference.expect(case, SPEC)
     verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=Result.rejected((), "not supported")),
@@ -127,3 +124,19 @@ def test_a_test_asks_at_most_its_questions() -> None:
     DIAGNOSER.settle(record, target)
     assert len(target.asked) == 2 and record.questions == QUESTIONS
     assert READ_AS_0 in state.hypotheses or len(state.hypotheses) > 2   # not settled: no further question
+
+
+def test_a_question_the_target_gives_no_result_to_refutes_nothing_and_ends_the_questions() -> None:
+    """A timeout, a crash or an error is no evidence about a hypothesis: it refutes none, and the test asks nothing
+    more (a hanging target costs one timeout, not QUESTIONS)."""
+    asked: list[Case] = []
+
+    def hangs(case: Case) -> None:
+        asked.append(case)
+        return None
+
+    record = new_record()
+    state = record.causes[attributed(record, refused(blockCount=300))]
+    before = state.hypotheses
+    DIAGNOSER.settle(record, hangs)
+    assert len(asked) == 1 and state.hypotheses == before and not state.refuted and record.questions == QUESTIONS
