@@ -78,7 +78,8 @@ class Hello:
     ``products``/``apis`` are None when the target did not restrict itself, meaning it claims to support every
     product/API. ``implements`` (None: everything) and ``excludes`` narrow that down to routes, dtypes and
     forms; a test outside them is `not-supported`. ``extensions``: the case-format extensions it handles
-    (format.case.EXTENSIONS); cases that need another are never sent to it. ``limits``: where it declares
+    (format.case.EXTENSIONS; cases that need another are never sent to it) and the wire extensions it speaks
+    (format.case.WIRE_EXTENSIONS: regions by recipe, answers by digest). ``limits``: where it declares
     that it stays inside the spec (format.limits). ``validates``: whether it rejects illegal calls at all;
     ``validation``: which rules (format.validation: every rule, or those of some kinds and ids).
     """
@@ -187,6 +188,8 @@ class Answer:
     kind "timeout" / "crashed": the target did not answer in time / died.
     kind "error": the target answered, but not with a valid result v1;
     ``message`` says exactly what was wrong.
+    ``digests``: each region of the result holds the SHA-256 of the target's bytes (32 bytes), not the bytes: the
+    answer to a request that asked for them (the wire extension region-digest, a pack run's).
     """
 
     kind: AnswerKind
@@ -194,3 +197,4 @@ class Answer:
     message: str = ""
     elapsed_s: float = 0.0
     stderr_tail: str = ""
+    digests: bool = False

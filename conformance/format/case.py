@@ -12,8 +12,8 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -22,6 +22,7 @@ import jsonschema
 
 from ascendc_conformance.format import wire
 from ascendc_conformance.format.errors import CaseError
+from ascendc_conformance.format.fill import Fill, filled_bytes, region_bytes
 from ascendc_conformance.format.words import Word
 
 CASE_FORMAT = 1
@@ -54,26 +55,70 @@ class Operand:
         return {"position": self.position, "dtype": self.dtype, "address": self.address}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Region:
-    """A contiguous image of one physical memory: `data` starts at byte `address`."""
+    """A contiguous image of one physical memory: `data` starts at byte `address`; `fill`: the recipe its bytes
+    were made by, where known (a pack's case): a target announcing REGION_FILL is sent the recipe instead. Two
+    regions are equal when their addresses and bytes are, whatever made them (a RecipeRegion too)."""
 
     address: int
     data: bytes
+    fill: Fill | None = field(default=None, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Region):
+            return NotImplemented
+        return self.address == other.address and self.data == other.data
+
+    def __hash__(self) -> int:
+        return hash((self.address, self.data))
+
+    @property
+    def size(self) -> int:
+        """How many bytes the region holds."""
+        return len(self.data)
 
     @property
     def end(self) -> int:
-        return self.address + len(self.data)
+        return self.address + self.size
 
     def contains(self, start: int, stop: int) -> bool:
         """Whether absolute bytes [start, stop) lie inside the region."""
         return self.address <= start and stop <= self.end
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, recipe: bool = False) -> dict[str, Any]:
+        """The region v1 dict: its bytes in base64, or (`recipe`, where it is known) its fill recipe."""
+        if recipe and self.fill is not None:
+            return {"address": self.address, "fill": self.fill.to_json()}
         return {"address": self.address, "data": wire.b64encode(self.data)}
 
 
+class RecipeRegion(Region):
+    """A region given by its fill recipe, its bytes made when they are first read: a pack's case sent by recipe
+    to a target speaking region-fill, and judged by the digests it answers, never needs them where it passes."""
+
+    def __init__(self, address: int, fill: Fill) -> None:   # noqa: D107 (frozen: set as the dataclass does)
+        object.__setattr__(self, "address", address)
+        object.__setattr__(self, "fill", fill)
+
+    @cached_property
+    def data(self) -> bytes:
+        assert self.fill is not None, "a recipe region has its recipe"
+        return filled_bytes(self.fill, self.address)
+
+    @property
+    def size(self) -> int:
+        assert self.fill is not None, "a recipe region has its recipe"
+        return self.fill.size
+
+
 def _decode_region(where: str, data: Any) -> Region:
+    if "fill" in data:   # the region-fill extension: its bytes made from the recipe
+        try:
+            raw = region_bytes(where, data["address"], data["fill"])
+        except ValueError as error:
+            raise CaseError(str(error)) from None
+        return Region(data["address"], raw, fill=Fill(**data["fill"]))
     try:
         raw = decode_base64(data["data"])
     except (binascii.Error, ValueError) as error:
@@ -85,8 +130,9 @@ def decode_memory(where: str, memory: Mapping[str, Any]) -> dict[str, Region]:
     return {name: _decode_region(f"{where}.{name}", region) for name, region in memory.items()}
 
 
-def encode_memory(memory: Mapping[str, Region]) -> dict[str, Any]:
-    return {name: region.to_json() for name, region in memory.items()}
+def encode_memory(memory: Mapping[str, Region], *, recipes: bool = False) -> dict[str, Any]:
+    """The regions' v1 dicts (`recipes`: each by its fill recipe where it is known: REGION_FILL)."""
+    return {name: region.to_json(recipe=recipes) for name, region in memory.items()}
 
 
 # Case-format extensions. Cases that need one say so in "extensions"; they go only to targets whose hello
@@ -102,9 +148,22 @@ SPARSE_MEMORY = "sparse-memory"
 # operands and regions lie below 2**53, and address bits 53-63 stay untested (the certification says so).
 INT64 = "int64"
 EXTENSIONS = (DETACHED_TENSOR, SPARSE_MEMORY, INT64)
+# Wire extensions: shorter forms of a request or an answer that a target may announce (no case needs one: the suite
+# uses them where it can, docs/target-protocol.md). region-fill: a request's region may be given by its fill recipe
+# (format.fill) instead of its bytes. region-digest: a request saying `"digest": "sha256"` may be answered with each
+# ok region's SHA-256 instead of its bytes (a pack run asks it, whose expected images are digests).
+REGION_FILL = "region-fill"
+REGION_DIGEST = "region-digest"
+WIRE_EXTENSIONS = (REGION_FILL, REGION_DIGEST)
+DIGEST = "sha256"   # the request's "digest": the one digest a region-digest request asks for
 IJSON_MAX = 2**53 - 1
 """The largest integer (in magnitude) an I-JSON reader holds exactly: the most a target without int64 is sent."""
 REGION_INDEX = "#"   # separates a memory's name from the index of one of its further regions
+
+
+def digest_of(data: bytes) -> bytes:
+    """The digest of a region's bytes (DIGEST), as a region-digest answer and a pack's expected image give it."""
+    return hashlib.sha256(data).digest()
 
 
 def memory_of(key: str) -> str:
@@ -164,10 +223,12 @@ class Case:
             memory=MappingProxyType(decode_memory("case.memory", data["memory"])),
             id=data.get("id"), tags=tuple(data.get("tags", ())), extensions=tuple(data.get("extensions", ())))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, recipes: bool = False) -> dict[str, Any]:
+        """The case v1 dict (`recipes`: regions by their fill recipes where known, for a target announcing
+        REGION_FILL)."""
         data = {"case_format": CASE_FORMAT, "api": self.api, "product": self.product,
                 "src": self.src.to_json(), "dst": self.dst.to_json(),
-                "params": plain(self.params), "memory": encode_memory(self.memory)}
+                "params": plain(self.params), "memory": encode_memory(self.memory, recipes=recipes)}
         if self.id is not None:
             data["id"] = self.id
         if self.tags:
@@ -265,11 +326,12 @@ class Result:
     def error(cls, message: str) -> "Result":
         return cls(ResultStatus.ERROR, message=message)
 
-    def to_json(self) -> dict[str, Any]:
-        """The result v1 dict."""
+    def to_json(self, *, digests: bool = False) -> dict[str, Any]:
+        """The result v1 dict (`digests`: each region as the SHA-256 of its bytes, REGION_DIGEST's answer)."""
         data: dict[str, Any] = {"status": self.status.value}
         if self.memory is not None:
-            data["memory"] = encode_memory(self.memory)
+            data["memory"] = ({name: {"address": region.address, DIGEST: digest_of(region.data).hex()}
+                               for name, region in self.memory.items()} if digests else encode_memory(self.memory))
         if self.status.names_rules:
             data["rules"] = list(self.rules)
         if self.message:

@@ -30,11 +30,11 @@ from types import MappingProxyType
 from typing import Any
 
 from ascendc_conformance.format import bounded, cache, schemas
-from ascendc_conformance.format.case import Case, Operand, Region, Result
+from ascendc_conformance.format.case import Case, Operand, RecipeRegion, Region, Result, digest_of
 from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.files import output_directory, usable_path, utf8_path
-from ascendc_conformance.format.fill import Fill, Recipes, filled_bytes
+from ascendc_conformance.format.fill import Fill, Recipes
 from ascendc_conformance.format.results import Subject, TestKind
 
 PACK_FORMAT = 1
@@ -70,7 +70,7 @@ def canonical(data: Any) -> bytes:
 
 def region_digest(data: bytes) -> str:
     """The SHA-256 (hex) of a region's bytes."""
-    return hashlib.sha256(data).hexdigest()
+    return digest_of(data).hex()
 
 
 def digested(result: Result) -> dict[str, Any]:
@@ -110,8 +110,8 @@ class PackedCase:
         return _call_of(self.case)
 
     def materialize(self) -> Case:
-        """The case itself: every region's bytes made from its recipe."""
-        memory = {name: Region(region["address"], filled_bytes(Fill(**region["fill"]), region["address"]))
+        """The case itself: every region's bytes made from its recipe when first read (format.case.RecipeRegion)."""
+        memory = {name: RecipeRegion(region["address"], Fill(**region["fill"]))
                   for name, region in self.case["memory"].items()}
         return replace(self.call, memory=MappingProxyType(memory))
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.format.case import Case, Region, Result, ResultStatus
+from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, digest_of
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.pack import PackedCase, digested, region_digest
+from ascendc_conformance.format.pack import PackedCase, digested
 from ascendc_conformance.judge.diff import same_memory
 from ascendc_conformance.judge.evidence import Ask, Question, judge_with_evidence, question_for
 from ascendc_conformance.judge.verdict import RuleNaming, Verdict
@@ -67,23 +67,28 @@ def _stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[
 
 
 def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
-                 rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask,
-                 diagnose: bool = True) -> tuple[Verdict, Result]:
-    """The verdict on the target's answer to a pack's case (its materialized `case`), and the expected result
-    it was judged against (with its bytes when the reference had to work them out). A rejection is credited as
-    in a profile run (judge.evidence): its twin, derived from the case, is asked for (`ask`) where the verdict
-    hinges on it, and judged against the reference (a pack stores no twins). `rule`: the rule the case's test
-    is about. A failing verdict is diagnosed unless `diagnose` is False (as judge.evidence.judge_with_evidence)."""
+                 rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask, in_full: Callable[[], Answer],
+                 diagnose: bool = True) -> tuple[Verdict, Result, Answer]:
+    """The verdict on the target's answer to a pack's case (its materialized `case`), the expected result it was
+    judged against (with its bytes when the reference had to work them out), and the answer judged: `answer`,
+    or, where it gave its regions' digests (Answer.digests) and the verdict needs their bytes (a failure, a
+    disputed case), the answer `in_full` gets by sending the case again asking for the bytes. A rejection is
+    credited as in a profile run (judge.evidence): its twin, derived from the case, is asked for (`ask`) where
+    the verdict hinges on it, and judged against the reference (a pack stores no twins). `rule`: the rule the
+    case's test is about. A failing verdict is diagnosed unless `diagnose` is False (as
+    judge.evidence.judge_with_evidence)."""
     expected, others = stored_expected(packed, reading, spec)
-    answered = _answered_by_digest(answer)
+    answered = by_digest(answer)
     if not _differs(expected, answered):
         verdict = judge_with_evidence(case, expected, answered, hello, reading=reading, others=others,
                                       rule_naming=rule_naming, spec=spec, rule=rule, ask=ask, diagnose=False)
         if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
-            return replace(verdict, actual=answer.result), expected
+            return replace(verdict, actual=answer.result), expected, answer
+    if answer.digests:
+        answer = in_full()
     expected, others = reference.expect_readings(case, spec, reading)
     return judge_with_evidence(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
-                               spec=spec, rule=rule, ask=ask, diagnose=diagnose), expected
+                               spec=spec, rule=rule, ask=ask, diagnose=diagnose), expected, answer
 
 
 def twin_question(packed: PackedCase, case: Case, answer: Answer, *, reading: Reading, rule_naming: RuleNaming,
@@ -112,11 +117,11 @@ def _differs(expected: Result, answered: Answer) -> bool:
             and not same_memory(result.memory, expected.memory))
 
 
-def _answered_by_digest(answer: Answer) -> Answer:
-    """An ok answer with each region's digest standing in for its bytes; any other answer as it is."""
+def by_digest(answer: Answer) -> Answer:
+    """An ok answer with each region's digest standing in for its bytes (Answer.digests); any other answer as it
+    is."""
     result = answer.result
-    if answer.kind is not AnswerKind.RESULT or result is None or result.memory is None:
+    if answer.kind is not AnswerKind.RESULT or result is None or result.memory is None or answer.digests:
         return answer
-    memory = {name: Region(region.address, bytes.fromhex(region_digest(region.data)))
-              for name, region in result.memory.items()}
-    return replace(answer, result=replace(result, memory=MappingProxyType(memory)))
+    memory = {name: Region(region.address, digest_of(region.data)) for name, region in result.memory.items()}
+    return replace(answer, result=replace(result, memory=MappingProxyType(memory)), digests=True)

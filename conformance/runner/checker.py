@@ -142,11 +142,15 @@ class Checker:
         naming = self.settings.rule_naming
         if packed is not None:
             assert answer is not None, "a pack's case comes with the target's answer"
+            send = resend or self.target.execute
             judged_on = partial(judge_packed, packed, case, hello=self.target.hello, reading=self.reading,
                                 rule_naming=naming, spec=self.spec, rule=record.rule,
-                                ask=lambda question: self.twins.ask(question, case), diagnose=False)   # see _record
-            verdict, expected = judged_on(answer)
-            return Judged(case, expected, self._confirmed(case, answer, verdict, lambda again: judged_on(again)[0],
+                                ask=lambda question: self.twins.ask(question, case), in_full=lambda: send(case),
+                                diagnose=False)   # see _record
+            verdict, expected, judged = judged_on(answer)
+            if judged is not answer and not flakes.same_digests(answer, judged):   # its digests, then other bytes
+                return Judged(case, expected, flakes.digests_disagree(verdict, answer, judged))
+            return Judged(case, expected, self._confirmed(case, judged, verdict, lambda again: judged_on(again)[0],
                                                           resend))
         expected, others = reference.expect_readings(case, self.spec, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it

@@ -17,6 +17,7 @@ from ascendc_conformance.format.answer import Answer, AnswerKind
 from ascendc_conformance.format.bounded import clip
 from ascendc_conformance.format.defaults import RESENDS, RESENDS_AFTER_LOSS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.judge.packed import by_digest
 from ascendc_conformance.judge.verdict import Verdict
 
 LOST = (AnswerKind.TIMEOUT, AnswerKind.CRASHED)   # answers whose every try costs a timeout or a restart
@@ -52,3 +53,29 @@ def flaky(first: Verdict, again: Verdict, attempt: int) -> Verdict:
                    message=f"the target answered this case differently when it was sent again (try {attempt + 1}): "
                            f"first answer: {first.outcome}: {clip(first.message, TARGET_TEXT_CHARS)} | "
                            f"answer {attempt + 1}: {again.outcome}: {clip(again.message, TARGET_TEXT_CHARS)}")
+
+
+def same_digests(digested: Answer, answer: Answer) -> bool:
+    """Whether `answer` behaves as the answer `digested` (its regions by their digests, Answer.digests) said."""
+    return behaviour(by_digest(answer)) == behaviour(digested)
+
+
+def digests_disagree(verdict: Verdict, digested: Answer, again: Answer) -> Verdict:
+    """The verdict flaky: the target answered a case with its regions' digests (`digested`), and, sent it again
+    asking for the bytes, with an answer (`again`, judged `verdict`) that those digests are not of."""
+    lead = ("the target's SHA-256 digests of its answer to this case are not those of the bytes it answered when "
+            "the case was sent again asking for them" if again.kind is AnswerKind.RESULT else
+            "the target answered this case differently when it was sent again asking for its bytes")
+    return replace(verdict, outcome=Outcome.FLAKY, diagnosis=None,
+                   message=f"{lead} (try 2): first answer: {_said(digested)} | answer 2: {verdict.outcome}: "
+                           f"{clip(verdict.message, TARGET_TEXT_CHARS)}")
+
+
+def _said(answer: Answer) -> str:
+    """An answer in a few words: its kind, or its status and, by digest, its regions."""
+    result = answer.result
+    if answer.kind is not AnswerKind.RESULT or result is None:
+        return answer.kind.value
+    regions = ", ".join(f"{name} sha256 {region.data.hex()[:16]}…" for name, region in (result.memory or {}).items())
+    return f"{result.status.value}" + (f" ({regions})" if regions else "")
+

@@ -14,6 +14,10 @@ Twins (docs/evidence.md) work as in a profile run: a twin is derived from its ca
 need not store it; where a verdict hinges on one, the twins of a test's cases are sent at once, after its cases'
 answers (behind exec:, several in flight), and judged against the reference. A pack run does not keep looking
 with faults built on accepted cases (that needs drawing): a masked check is reported as not shown.
+
+A target speaking the wire extensions (docs/target-protocol.md) is sent each case's regions as their fill
+recipes and asked for its answers' regions as their digests: a region's bytes are made by the runner, and sent
+and answered in full, only where a verdict needs them (judge.packed: a failure, a disputed case).
 """
 from __future__ import annotations
 
@@ -163,7 +167,8 @@ class _Answers:
     def __iter__(self) -> Iterator[tuple[PackedCase, Case, Answer]]:
         while self.taken < len(self.cases):
             started = self.taken
-            self._stream = self.target.execute_many(packed.materialize() for packed in self.cases[self.taken:])
+            self._stream = self.target.execute_many((packed.materialize() for packed in self.cases[self.taken:]),
+                                                    digests=True)   # judged by digest: bytes asked for if needed
             for case, answer in self._stream:   # ends early when `resend` closed it: the next one starts
                 self.taken += 1
                 yield self.cases[self.taken - 1], case, answer

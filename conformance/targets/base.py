@@ -18,7 +18,7 @@ from typing import Any, Generator, Iterable, Mapping
 
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
 from ascendc_conformance.format.bounded import MAX_DEPTH, clip
-from ascendc_conformance.format.case import Case, Region, Result, ResultStatus, decode_base64
+from ascendc_conformance.format.case import DIGEST, Case, Region, Result, ResultStatus, decode_base64, digest_of
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 
 #: Statuses a result v1 may carry. "unspecified" is what the reference answers
@@ -41,9 +41,10 @@ class Target(abc.ABC):
     def execute(self, case: Case) -> Answer:
         """Run one case and return its Answer; never raises for target faults."""
 
-    def execute_many(self, cases: Iterable[Case]) -> Generator[tuple[Case, Answer], None, None]:
+    def execute_many(self, cases: Iterable[Case], *, digests: bool = False) -> Generator[tuple[Case, Answer], None, None]:
         """Each case with its Answer, in order (an exec target keeps several in flight); stop iterating to
-        send no more."""
+        send no more. `digests`: the answers may give each region's SHA-256 instead of its bytes
+        (Answer.digests), where the target speaks the wire extension region-digest (not here: bytes)."""
         for case in cases:
             yield case, self.execute(case)
 
@@ -71,18 +72,21 @@ class Target(abc.ABC):
         self.close()
 
 
-def answer_of(case: Case, raw: Any, elapsed_s: float) -> Answer:
+def answer_of(case: Case, raw: Any, elapsed_s: float, *, digests: bool = False) -> Answer:
     """The Answer of a target's result v1 `raw` (a dict, without "id") to `case`: a result, its regions decoded,
-    or an error saying what is wrong with it."""
-    result = read_result(case, raw)
+    or an error saying what is wrong with it. `digests`: the request asked for its regions' SHA-256 (the wire
+    extension region-digest): each region is its digest (Answer.digests), answered as one or as bytes."""
+    result = read_result(case, raw, digests=digests)
     if isinstance(result, str):
         return Answer(kind=AnswerKind.ERROR, message=result, elapsed_s=elapsed_s)
-    return Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed_s)
+    return Answer(kind=AnswerKind.RESULT, result=result, elapsed_s=elapsed_s,
+                  digests=digests and result.memory is not None)
 
 
-def read_result(case: Case, raw: Any) -> Result | str:
-    """A target's result v1 to `case` as a Result (each region's base64 decoded once), or what is wrong with it,
-    in one line. An "id" key, if present, is ignored (the exec adapter checks it)."""
+def read_result(case: Case, raw: Any, *, digests: bool = False) -> Result | str:
+    """A target's result v1 to `case` as a Result (each region's base64 decoded once; `digests`: each region as
+    the SHA-256 of its bytes, as the target gave it or worked out here), or what is wrong with it, in one line.
+    An "id" key, if present, is ignored (the exec adapter checks it)."""
     if not isinstance(raw, dict):
         return f"answer is a {type(raw).__name__}, not a JSON object"
     if "status" not in raw:
@@ -101,7 +105,7 @@ def read_result(case: Case, raw: Any) -> Result | str:
         return f'answer with status "{status}" has no "rules" list'
     memory: Mapping[str, Region] | None = None
     if kind is ResultStatus.OK:
-        regions = _memory(case, raw.get("memory"))
+        regions = _memory(case, raw.get("memory"), digests)
         if isinstance(regions, str):
             return regions
         memory = MappingProxyType(regions)
@@ -114,8 +118,9 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _memory(case: Case, memory: Any) -> dict[str, Region] | str:
-    """The regions of an ok answer's "memory", each decoded once, or how they differ in shape from the case's."""
+def _memory(case: Case, memory: Any, digests: bool) -> dict[str, Region] | str:
+    """The regions of an ok answer's "memory", each decoded once (`digests`: each as its SHA-256, the 32 bytes
+    of its "sha256" or of its decoded bytes' digest), or how they differ in shape from the case's."""
     if not isinstance(memory, dict):
         return f'answer with status "ok" needs "memory" as an object, got {type(memory).__name__}'
     problem = _names_problem(case, memory)
@@ -130,6 +135,12 @@ def _memory(case: Case, memory: Any) -> dict[str, Region] | str:
         problem = _address_problem(name, given, region.get("address"))
         if problem is not None:
             return problem
+        if digests and DIGEST in region and data is None:
+            digest = _digest(name, region[DIGEST])
+            if isinstance(digest, str):
+                return digest
+            regions[name] = Region(given.address, digest)
+            continue
         if not isinstance(data, str):
             return f'answer memory region {name!r} needs "data" as a base64 string'
         try:
@@ -139,7 +150,16 @@ def _memory(case: Case, memory: Any) -> dict[str, Region] | str:
         problem = _length_problem(name, given, regions[name])
         if problem is not None:
             return problem
+        if digests:
+            regions[name] = Region(given.address, digest_of(regions[name].data))
     return regions
+
+
+def _digest(name: str, text: Any) -> bytes | str:
+    """The 32 bytes of a region's "sha256" (64 lowercase hex digits), or what is wrong with it."""
+    if not isinstance(text, str) or len(text) != 64 or text.strip("0123456789abcdef"):
+        return f'answer memory region {name!r} "{DIGEST}" must be 64 lowercase hex digits, got {quoted(text)}'
+    return bytes.fromhex(text)
 
 
 def memory_problem(case: Case, memory: Mapping[str, Region]) -> str | None:
@@ -168,9 +188,9 @@ def _address_problem(name: str, given: Region, address: Any) -> str | None:
 
 
 def _length_problem(name: str, given: Region, region: Region) -> str | None:
-    if len(region.data) != len(given.data):
+    if len(region.data) != given.size:
         return (f"answer memory region {name!r} decodes to {len(region.data)} bytes, "
-                f"the case region has {len(given.data)}")
+                f"the case region has {given.size}")
     return None
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Collection, Generator, Iterable, Sequence
 
 from ascendc_conformance.format import bounded, wire
-from ascendc_conformance.format.case import Case, ResultStatus
+from ascendc_conformance.format.case import DIGEST, REGION_DIGEST, REGION_FILL, Case, ResultStatus
 from ascendc_conformance.format.defaults import CASE_TIMEOUT_S
 from ascendc_conformance.format.errors import TargetStartError
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello, quoted
@@ -417,12 +417,14 @@ _Answered = dict[int, tuple[Case, Answer]]   # index of a case of execute_many -
 
 @dataclass
 class _Request:
-    """A request in flight: its id, the case and its place among the cases of `execute_many`."""
+    """A request in flight: its id, the case and its place among the cases of `execute_many`, when it was sent
+    and whether it asked for the regions' digests."""
 
     id: int
     index: int
     case: Case
     sent: float
+    digests: bool
 
 
 @dataclass
@@ -468,6 +470,7 @@ class ExecTarget(Target):
         self._slots = [_Slot() for _ in range(processes)]
         self._failed_starts: list[StartFailure] = []   # the starts in a row that failed (none since one worked)
         self.hello = self._start(self._slots[0])
+        self._recipes = REGION_FILL in self.hello.extensions   # regions sent by their fill recipe where known
 
     def _start(self, slot: _Slot) -> Hello:
         """Start the slot's program and do the hello; raise StartFailure (a TargetStartError) on any failure."""
@@ -534,17 +537,20 @@ class ExecTarget(Target):
         """Send one case; restart the program first if the previous case ended it."""
         return next(self.execute_many([case]))[1]
 
-    def execute_many(self, cases: Iterable[Case]) -> Generator[tuple[Case, Answer], None, None]:
+    def execute_many(self, cases: Iterable[Case], *, digests: bool = False) -> Generator[tuple[Case, Answer], None, None]:
         """Each case with its answer, in the order of the cases; up to `in_flight` requests in flight on each
         process (a process that ended is restarted when it is next needed). Closing the iterator early waits
         for the answers still in flight (dropping them), so that none is taken for the answer to a later
-        request."""
+        request. `digests`: ask for the regions' SHA-256 instead of their bytes, if the hello announces
+        region-digest (Answer.digests)."""
+        digests = digests and REGION_DIGEST in self.hello.extensions
         pending = deque(enumerate(cases))   # (index, case): not sent yet (or to be sent again)
         answered: dict[int, tuple[Case, Answer]] = {}
         next_index = 0
         try:
             while True:
-                self._send_pending(pending, answered, limit=next_index + len(self._slots) * self.in_flight)
+                self._send_pending(pending, answered, limit=next_index + len(self._slots) * self.in_flight,
+                                   digests=digests)
                 if next_index in answered:
                     yield answered.pop(next_index)
                     next_index += 1
@@ -556,9 +562,9 @@ class ExecTarget(Target):
             while any(slot.in_flight for slot in self._slots):
                 self._receive(deque(), {})
 
-    def _send_pending(self, pending: deque[tuple[int, Case]], answered: _Answered, limit: int) -> None:
+    def _send_pending(self, pending: deque[tuple[int, Case]], answered: _Answered, limit: int, digests: bool) -> None:
         """Send cases while a process has room, and while they are fewer than `limit` ahead of the one awaited
-        (a slow case holds back only so many answers)."""
+        (a slow case holds back only so many answers); `digests`: asking for the regions' SHA-256."""
         while pending and pending[0][0] < limit:
             slot = min(self._slots, key=lambda s: (len(s.in_flight), s.process is None))
             if len(slot.in_flight) >= self.in_flight:
@@ -572,10 +578,13 @@ class ExecTarget(Target):
             now = time.monotonic()
             if not slot.in_flight:
                 slot.since = now
-            request = _Request(self._take_id(), index, case, now)
+            request = _Request(self._take_id(), index, case, now, digests)
             slot.in_flight.append(request)
             assert slot.process is not None, "started above"
-            slot.process.send({"id": request.id, "op": "execute", "case": case.to_json()})
+            message = {"id": request.id, "op": "execute", "case": case.to_json(recipes=self._recipes)}
+            if digests:
+                message["digest"] = DIGEST
+            slot.process.send(message)
 
     def _receive(self, pending: deque[tuple[int, Case]], answered: _Answered) -> None:
         """Wait for the next thing a process with requests in flight does (or the first deadline) and record
@@ -612,7 +621,7 @@ class ExecTarget(Target):
         now = time.monotonic()
         elapsed = now - max(request.sent, slot.since)
         slot.since = now
-        answered[request.index] = (request.case, answer_of(request.case, answer, elapsed))
+        answered[request.index] = (request.case, answer_of(request.case, answer, elapsed, digests=request.digests))
 
     def _fail(self, slot: _Slot, failure: AnswerFailure, pending: deque[tuple[int, Case]], answered: _Answered) -> None:
         """The slot's oldest request gets `failure` as its answer; its process is killed, its other requests

@@ -13,15 +13,16 @@ from typing import Any
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.case import EXTENSIONS, Case, Result
+from ascendc_conformance.format.case import EXTENSIONS, WIRE_EXTENSIONS, Case, Result
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.spec.model import Spec
 from ascendc_conformance.targets.base import Target, memory_problem
 
-# the reference checks every access against the case's regions (the harness rule Memory-bounds)
-REFERENCE_HELLO = {"name": "reference", "validates": True, "extensions": list(EXTENSIONS),
+# the reference checks every access against the case's regions (the harness rule Memory-bounds), and speaks the
+# wire extensions (served over exec: regions by their recipes, answers by their digests)
+REFERENCE_HELLO = {"name": "reference", "validates": True, "extensions": [*EXTENSIONS, *WIRE_EXTENSIONS],
                    "limits": {"checks_regions": True}}
 
 
@@ -53,10 +54,11 @@ class ReferenceImpl:
     def hello(self) -> dict[str, Any]:
         return dict(REFERENCE_HELLO)
 
-    def execute(self, case: Any) -> dict[str, Any]:
-        """The expected result of a case v1 dict; a malformed case gets {"status": "error", ...}."""
+    def execute(self, case: Any, digest: bool = False) -> dict[str, Any]:
+        """The expected result of a case v1 dict (`digest`: its regions as their SHA-256, the wire extension
+        region-digest); a malformed case gets {"status": "error", ...}."""
         try:
             parsed = Case.from_json(case)
         except CaseError as error:   # its message may quote the case (a 1 MB product name): cut, as a target's text is
             return Result.error(clip(str(error), TARGET_TEXT_CHARS)).to_json()
-        return reference.expect(parsed, self.spec).to_json()
+        return reference.expect(parsed, self.spec).to_json(digests=digest)

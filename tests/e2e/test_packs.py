@@ -1,7 +1,8 @@
 """End to end: `pack build` and `pack verify`, a tampered pack refused before the run (exit 2, one line), `run
 --pack` against the reference (every test passes, the statement names the pack id), against two targets of
 the buggy catalogue (each caught, with a replay that reproduces), with a waiver, under a reading, behind exec
-with several target processes, in shards, and the C++ example's pack run on its selection."""
+with several target processes, in shards, speaking the wire extensions (regions by recipe, answers by digest:
+the same verdicts, and digests not of the bytes fail), and the C++ example's pack run on its selection."""
 from __future__ import annotations
 
 import json
@@ -150,6 +151,43 @@ def test_catalogue_targets_are_caught_with_a_replay(quick_pack, tmp_path: Path, 
     replay = cli("replay", str(tmp_path / failing[0]["replay"]), "--target", target)
     assert replay.returncode == 1 and f"verdict: {verdict} — the target still fails this case" in replay.stdout
     assert cli("replay", str(tmp_path / failing[0]["replay"]), "--target", "reference").returncode == 0
+
+
+def wire_target(name: str) -> str:
+    """The catalogue target `name` served over exec speaking the wire extensions (tests.fixtures.buggy.wire)."""
+    return f"exec:{sys.executable} -m ascendc_conformance.targets.serve python:tests.fixtures.buggy.wire:{name}"
+
+
+@pytest.mark.parametrize("bug", ["DataCopyDstGapIgnored", "NoBlockCountMax"])
+def test_a_target_speaking_the_wire_extensions_earns_what_it_earns_in_bytes(quick_pack, tmp_path: Path,
+                                                                            bug: str) -> None:
+    """Sent its regions by their recipes and answering by digest, a buggy target earns test by test the verdicts,
+    counts and causes (with their messages and replay files) it earns speaking bytes: a failure's bytes are asked
+    for, and judged as they would have been."""
+    directory, _ = quick_pack
+    runs = {}
+    for name, target in (("bytes", f"exec:{sys.executable} tests/fixtures/buggy/exec_buggy.py {bug}"),
+                         ("wire", wire_target(bug))):
+        done = cli("run", "--pack", str(directory), "--target", target, "--report", str(tmp_path / name))
+        assert done.returncode == 1, done.stdout[-3000:]
+        runs[name] = {test_id: (t["verdict"], t["counts"], t["message"], bool(t["replay"]),
+                                [(c["cause"], c["verdict"], c["message"]) for c in t.get("causes", ())])
+                      for test_id, t in results(tmp_path / name)[1].items()}
+    assert runs["wire"] == runs["bytes"]
+    assert any(verdict != "pass" for verdict, *_ in runs["wire"].values())
+
+
+def test_digests_that_are_not_of_the_bytes_fail_the_target(quick_pack, tmp_path: Path) -> None:
+    """A target whose digests are those of the memory before the call (its bytes right) is flaky on every case
+    whose memory the call changes, never passed on its word."""
+    directory, _ = quick_pack
+    done = cli("run", "--pack", str(directory), "--target", wire_target("DigestsOfItsInput"), "--report",
+               str(tmp_path))
+    assert done.returncode == 1, done.stdout[-3000:]
+    tests = results(tmp_path)[1]
+    legal = [t for t in tests.values() if t["kind"] == "legal"]
+    assert legal and all(t["verdict"] == "flaky" and "SHA-256 digests" in t["message"] for t in legal), \
+        {t["test_id"]: t["verdict"] for t in legal}
 
 
 def test_a_waiver_covers_a_pack_runs_failures(quick_pack, tmp_path: Path) -> None:

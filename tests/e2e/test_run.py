@@ -211,8 +211,9 @@ def test_plugin_works_from_any_directory(tmp_path):
                            "--ascendc-reading=seed", "-p", "no:cacheprovider"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
-    assert ('target reference (hello: {"extensions": ["detached-tensor", "sparse-memory", "int64"], "limits": '
-            '{"checks_regions": true}, "name": "reference", "validates": true})' in done.stdout)
+    assert ('target reference (hello: {"extensions": ["detached-tensor", "sparse-memory", "int64", "region-fill", '
+            '"region-digest"], "limits": {"checks_regions": true}, "name": "reference", "validates": true})'
+            in done.stdout)
     assert "profile quick (3 cases per test); seed 3" in done.stdout and "spec " in done.stdout
     assert "reading seed: every point takes its default" in done.stdout
     assert "[ascendc] done: 100%" in done.stdout

@@ -20,7 +20,8 @@ from ascendc_conformance.format.case import Case, Operand, Region, Result
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.format.pack import MANIFEST_FILE, Pack, PackError, digested, open_pack, verify_pack
 from ascendc_conformance.judge.evidence import Evidence, Proof, Question, judge_with_evidence
-from ascendc_conformance.judge.packed import judge_packed
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.judge.packed import by_digest, judge_packed
 from ascendc_conformance.judge.verdict import RuleNaming
 from ascendc_conformance.runner.pack_build import BuildSettings, build
 from ascendc_conformance.runner.selection import PACKED_KINDS, Selection
@@ -116,15 +117,20 @@ def test_a_pack_case_is_judged_as_a_profile_run_judges_it(pack: Pack, proof: Pro
             if expected.status not in ("ok", "rejected"):
                 continue
             for answer in answers_to(case, reading):
-                verdict, judged = judge_packed(packed, case, answer, HELLO, reading=reading,
-                                               rule_naming=RuleNaming.KNOWN, spec=SPEC, rule=None, ask=ask)
                 plain = judge_with_evidence(case, expected, answer, HELLO, reading=reading, others=others, spec=SPEC,
                                             ask=ask)
-                assert (verdict.outcome, verdict.message, verdict.diff, dict(verdict.points), verdict.followed) == \
-                    (plain.outcome, plain.message, plain.diff, dict(plain.points), plain.followed), case.id
-                assert verdict.actual == plain.actual
-                if verdict.is_failure:
-                    assert judged == expected
+                # the answer as bytes, and as the digests a region-digest target gives (its bytes asked for if needed)
+                for given in (answer, by_digest(answer)):
+                    verdict, judged, used = judge_packed(packed, case, given, HELLO, reading=reading,
+                                                         rule_naming=RuleNaming.KNOWN, spec=SPEC, rule=None, ask=ask,
+                                                         in_full=lambda: answer)
+                    assert (verdict.outcome, verdict.message, verdict.diff, dict(verdict.points),
+                            verdict.followed) == (plain.outcome, plain.message, plain.diff, dict(plain.points),
+                                                  plain.followed), case.id
+                    if verdict.is_failure:
+                        assert judged == expected and verdict.actual == plain.actual
+                    # the bytes are asked for only where the verdict needs them: a failure, a disputed case
+                    assert used is (answer if verdict.is_failure or verdict.outcome is Outcome.DISPUTED else given)
 
 
 def rewrite(pack_dir: Path, name: str, change) -> None:
