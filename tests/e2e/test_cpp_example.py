@@ -1,6 +1,6 @@
 """The C++ exec target of examples/cpp, built by its build.sh: it declares exactly atlas-a2's 32-byte DataCopy
 routes, conforms on them under `run --profile ci --seed 7` (every other test not-supported), keeps serving
-through malformed requests, and its deliberate bug (`--bug dstgap-ignored`) is caught."""
+through malformed requests, reads regions given by their fill recipes, and its deliberate bug (`--bug dstgap-ignored`) is caught."""
 from __future__ import annotations
 
 import json
@@ -105,6 +105,27 @@ def test_it_keeps_serving_through_malformed_requests(cpp_target: Path) -> None:
     assert "base64" in answers[5]["message"] and "atlas-a2" in answers[6]["message"]
     assert {k: v for k, v in answers[7].items() if k != "id"} == expect_json(legal)
     assert answers[8]["status"] == "rejected" and answers[8]["rules"] == ["DataCopy-blockCount-max"]
+
+
+def test_it_reads_regions_given_by_their_fill_recipes(cpp_target: Path) -> None:
+    """It announces region-fill: a case whose regions come as fill recipes is answered as the same case with the
+    recipes' bytes (half-NaN fix included); a malformed recipe is an error naming it, and serving goes on."""
+    hello, = converse(cpp_target, json.dumps({"id": 1, "op": "hello", "protocol": 1}))
+    assert "region-fill" in hello["extensions"]
+    recipes = {"GM": (2, Fill(77, 100, True)), "UB": (0, Fill(0, 230))}
+    by_recipe = make_case(API, PRODUCT, ("GM", "half", 2), ("VECIN", "half", 32),
+                          {"blockCount": 2, "blockLen": 1, "srcGap": 1, "dstGap": 2}, {})
+    by_recipe["memory"] = {name: {"address": at, "fill": fill.to_json()} for name, (at, fill) in recipes.items()}
+    as_bytes = make_case(API, PRODUCT, ("GM", "half", 2), ("VECIN", "half", 32), by_recipe["params"],
+                         {name: (at, fill.bytes_at(at).tobytes()) for name, (at, fill) in recipes.items()})
+    too_big = {**by_recipe, "memory": {**by_recipe["memory"], "UB": {"address": 0, "fill": {
+        "seed": 1, "size": 2**40, "half_nan_to_inf": False}}}}
+    answers = converse(cpp_target, *(json.dumps({"id": n, "op": "execute", "case": case})
+                                     for n, case in enumerate((by_recipe, too_big, as_bytes), start=2)))
+    assert [a["id"] for a in answers] == [2, 3, 4]
+    assert {k: v for k, v in answers[0].items() if k != "id"} == expect_json(as_bytes) == \
+        {k: v for k, v in answers[2].items() if k != "id"}
+    assert answers[1]["status"] == "error" and "case.memory.UB.fill.size" in answers[1]["message"], answers[1]
 
 
 def test_its_deliberate_bug_is_caught(cpp_target: Path, tmp_path: Path) -> None:

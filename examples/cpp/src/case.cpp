@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base64.hpp"
+#include "fill.hpp"
 
 namespace example {
 namespace {
@@ -29,6 +30,19 @@ std::uint64_t address(const json& object, const std::string& key, const std::str
         return value.get<std::uint64_t>();
     }
     throw MalformedCase(where + "." + key + ": expected an integer in [0, 2^64), got " + value.dump());
+}
+
+// The bytes of a region given by its fill recipe {"seed", "size", "half_nan_to_inf"} (fill.hpp), at most what a
+// case line carries in base64 (48 MiB).
+std::vector<std::uint8_t> filled(const json& recipe, std::uint64_t start, const std::string& where) {
+    constexpr std::uint64_t kMostBytes = 48ULL << 20;
+    if (!recipe.is_object()) throw MalformedCase(where + ": expected an object");
+    const std::uint64_t seed = address(recipe, "seed", where);
+    const std::uint64_t size = address(recipe, "size", where);
+    if (size > kMostBytes) throw MalformedCase(where + ".size: at most 48 MiB, got " + std::to_string(size));
+    const json& half = member(recipe, "half_nan_to_inf", where);
+    if (!half.is_boolean()) throw MalformedCase(where + ".half_nan_to_inf: expected true or false, got " + half.dump());
+    return ascendc_fill::region_bytes(seed, static_cast<std::size_t>(size), start, half.get<bool>());
 }
 
 // A parameter: any integer (a negative or too large one breaks a range rule, which is not a format matter).
@@ -92,9 +106,14 @@ Case parse_case(const json& raw) {
     for (const auto& [name, region] : memory.items()) {
         const std::string at = "case.memory." + name;
         if (!region.is_object()) throw MalformedCase(at + ": expected an object");
+        const std::uint64_t start = address(region, "address", at);
+        if (region.contains("fill")) {   // the wire extension region-fill: the bytes made from their recipe
+            result.memory[name] = Region{start, filled(member(region, "fill", at), start, at + ".fill")};
+            continue;
+        }
         auto bytes = base64_decode(text(region, "data", at));
         if (!bytes) throw MalformedCase(at + ".data: not valid base64");
-        result.memory[name] = Region{address(region, "address", at), std::move(*bytes)};
+        result.memory[name] = Region{start, std::move(*bytes)};
     }
     return result;
 }

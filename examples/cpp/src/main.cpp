@@ -45,7 +45,8 @@ json hello(Bug bug) {
             {"products", json::array({example::kProduct})},
             {"apis", json::array({example::kApi})},
             {"implements", implements},
-            {"extensions", json::array({"int64"})},   // nlohmann-json reads 64-bit integers exactly
+            // nlohmann-json reads 64-bit integers exactly; a region may come as its fill recipe (fill.hpp)
+            {"extensions", json::array({"int64", "region-fill"})},
             {"limits", {{"checks_regions", true}}}};
 }
 
