@@ -545,6 +545,9 @@ def catalogue_caught(details: dict, seeds: int) -> str:
 # --- 9. certification packs ----------------------------------------------------------------------------------------------
 
 SERVED_REFERENCE = f"exec:{sys.executable} -m ascendc_conformance.targets.serve reference"
+"""The reference over exec, speaking the wire extensions (a pack's regions by recipe, answers by digest)."""
+SERVED_REFERENCE_BYTES = f"exec:{sys.executable} -m ascendc_conformance.targets.serve --bytes-only reference"
+"""The reference over exec speaking bytes only, as a target without the wire extensions."""
 
 
 def build_pack(directory: Path, profile: str, seed: int, workers: int = 1, products: tuple[str, ...] = (),
@@ -611,7 +614,8 @@ def exec_runner_us_per_case(details: dict, seed: int, repeats: int = 3, product:
     the CPU seconds of the runner's process from its first test to its last (benchmarks/timeline.py; the target's
     process is not counted) over the cases run; the median of `repeats` runs. `all_cases`: the whole pack;
     `without_large_regions`: without its large-region and crossing tests (26 tests, 52 cases of up to 32 MiB
-    each, whose bytes are most of the pack's: their per-byte cost would otherwise set the figure)."""
+    each, whose bytes are most of the pack's: their per-byte cost would otherwise set the figure). `wire`: the
+    served reference speaking the wire extensions; `bytes`: the same with --bytes-only."""
     with tempfile.TemporaryDirectory() as directory:
         pack = Path(directory) / "pack"
         built = build_pack(pack, "ci", seed, products=(product,))
@@ -619,19 +623,24 @@ def exec_runner_us_per_case(details: dict, seed: int, repeats: int = 3, product:
         cases = {"all_cases": sum(test["cases"] for test in tests),
                  "without_large_regions": sum(test["cases"] for test in tests
                                               if "large" not in test["id"] and "crossing" not in test["id"])}
-        argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", SERVED_REFERENCE, "--pack", str(pack),
-                "--pack-id", built["id"], "--progress", "off"]
-        runs: dict[str, list[dict]] = {name: [] for name in cases}
+        targets = {"wire": SERVED_REFERENCE, "bytes": SERVED_REFERENCE_BYTES}
+        runs: dict[str, dict[str, list[dict]]] = {wire: {name: [] for name in cases} for wire in targets}
         for _ in range(repeats):
-            runs["all_cases"].append(timeline.run_timed(argv, ROOT, _cli_env()))
-            runs["without_large_regions"].append(timeline.run_timed(argv + ["-k", LARGE_TESTS], ROOT, _cli_env()))
-    per_case = {name: [run["split"]["tests"]["cpu"] / cases[name] * 1e6 for run in samples]
-                for name, samples in runs.items()}
+            for wire, target in targets.items():
+                argv = [sys.executable, "-m", "ascendc_conformance", "run", "--target", target, "--pack", str(pack),
+                        "--pack-id", built["id"], "--progress", "off"]
+                runs[wire]["all_cases"].append(timeline.run_timed(argv, ROOT, _cli_env()))
+                runs[wire]["without_large_regions"].append(timeline.run_timed(argv + ["-k", LARGE_TESTS], ROOT,
+                                                                              _cli_env()))
+    per_case = {wire: {name: [run["split"]["tests"]["cpu"] / cases[name] * 1e6 for run in samples]
+                       for name, samples in by_name.items()} for wire, by_name in runs.items()}
     details["exec_runner_us_per_case"] = {"product": product, "cases": cases, "runs": runs,
-                                          "us_per_case": {name: [round(value, 1) for value in values]
-                                                          for name, values in per_case.items()}}
+                                          "us_per_case": {wire: {name: [round(value, 1) for value in values]
+                                                                 for name, values in by_name.items()}
+                                                          for wire, by_name in per_case.items()}}
     log(f"  exec_runner_us_per_case: {per_case}")
-    return {name: round(statistics.median(values), 1) for name, values in per_case.items()}
+    return {wire: {name: round(statistics.median(values), 1) for name, values in by_name.items()}
+            for wire, by_name in per_case.items()}
 
 
 def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
@@ -652,7 +661,8 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
                 "pack": ["--target", "reference", "--pack", pack],
                 "pack_pinned": ["--target", "reference", "--pack", pack, "--pack-id", packs["ci"]["id"]],
                 "pack_exec_1": ["--target", SERVED_REFERENCE, "--pack", pack],
-                "pack_exec_2": ["--target", SERVED_REFERENCE, "--pack", pack, "--target-processes", "2"]}
+                "pack_exec_2": ["--target", SERVED_REFERENCE, "--pack", pack, "--target-processes", "2"],
+                "pack_exec_2_bytes": ["--target", SERVED_REFERENCE_BYTES, "--pack", pack, "--target-processes", "2"]}
         samples: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(repeats):
             for name, args in runs.items():
@@ -666,7 +676,9 @@ def pack_runs(details: dict, seed: int, repeats: int, full: bool) -> dict:
                             "loadavg": os.getloadavg()}
     return {"pack_vs_profile": round(medians["pack_pinned"] / medians["profile"], 2),   # expectations trusted
             "pack_exec_vs_inprocess": {"processes_1": round(medians["pack_exec_1"] / medians["pack"], 2),
-                                       "processes_2": round(medians["pack_exec_2"] / medians["pack"], 2)},
+                                       "processes_2": round(medians["pack_exec_2"] / medians["pack"], 2),
+                                       "processes_2_bytes_only": round(medians["pack_exec_2_bytes"] / medians["pack"],
+                                                                       2)},
             "pack_cases_per_s": {"inprocess": round(cases / medians["pack"], 1),
                                  "exec": round(cases / exec_best, 1)},
             "pack_sizes_mib": {name: info["mib"] for name, info in packs.items()},
