@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 
 from ascendc_conformance.format.bounded import SHOWN_CHARS, clip, shown
-from ascendc_conformance.format.case import schema
+from ascendc_conformance.format.case import follows_schema, schema
 
 MESSAGE_CHARS = 200   # how much of a schema library's own message is kept
 
@@ -51,6 +51,8 @@ def _inlined(node: Any, definitions: Mapping[str, Any], expanding: tuple[str, ..
 def problem(instance: Any, name: str, definition: str | None = None) -> str | None:
     """The first way `instance` breaks the packaged schema `name` (or its `$defs` entry `definition`), as
     `'dotted.path': what is accepted, got what` (no path for the whole instance); None if it follows it."""
+    if follows_schema(instance, name, definition):
+        return None
     error = next(iter(sorted(_validator(name, definition).iter_errors(instance),
                              key=lambda e: list(map(str, e.absolute_path)))), None)
     if error is None:
