@@ -68,9 +68,10 @@ def _handle(obj: Any, name: str, request: Any, bytes_only: bool = False) -> Any:
         digest = request.get("digest")
         if digest is None:
             return obj.execute(case)
-        if digest != DIGEST or bytes_only:
-            return _error(f'execute request "digest" must be {DIGEST!r}, got {digest!r}' if not bytes_only else
-                          'execute request asks for "digest", but this server speaks bytes only (--bytes-only)')
+        if bytes_only:
+            return _error('execute request asks for "digest", but this server speaks bytes only (--bytes-only)')
+        if digest != DIGEST:
+            return _error(f'execute request "digest" must be {DIGEST!r}, got {digest!r}')
         return obj.execute(case, digest=True)   # an object announcing region-digest takes the keyword
     return _error(f"unknown op {op!r}; expected 'hello' or 'execute'")
 
