@@ -14,62 +14,23 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
-from pathlib import Path
-from types import MappingProxyType, ModuleType
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any
 
 import jsonschema
-
-fastjsonschema: ModuleType | None
-try:
-    import fastjsonschema
-except ImportError:   # jsonschema alone checks every instance: the same answers, slower
-    fastjsonschema = None
 
 from ascendc_conformance.format import wire
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.format.fill import Fill, filled_bytes, region_bytes
+from ascendc_conformance.format.schemas import follows_schema, schema
 from ascendc_conformance.format.words import Word
 
 CASE_FORMAT = 1
-SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
 
 
 def decode_base64(text: str) -> bytes:
     """Strict base64 decoding (binascii.Error on anything but the alphabet and correct padding)."""
     return wire.b64decode(text)
-
-
-@lru_cache(maxsize=None)
-def schema(name: str) -> dict[str, Any]:
-    """A published schema by name: 'case-v1' or 'result-v1'."""
-    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
-
-
-def follows_schema(instance: Any, name: str, definition: str | None = None) -> bool:
-    """Whether fastjsonschema (the `fast` extra) finds that `instance` follows the packaged schema `name` (or its
-    `$defs` entry `definition`). True spares a caller jsonschema, which finds the same of such an instance at
-    about 20 times the cost (a served target checks every case it is sent); False, or no fastjsonschema, means:
-    ask jsonschema, whose errors are the suite's words (tests/unit/test_schema_checks.py holds the two to each
-    other)."""
-    check = _fast_check(name, definition)
-    if check is None or fastjsonschema is None:
-        return False
-    try:
-        check(instance)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    return True
-
-
-@lru_cache(maxsize=None)
-def _fast_check(name: str, definition: str | None) -> Callable[[Any], Any] | None:
-    if fastjsonschema is None:
-        return None
-    document = schema(name)
-    definitions = document.get("$defs", {})
-    return fastjsonschema.compile({**(definitions[definition] if definition is not None else document),
-                                   "$defs": definitions})
 
 
 @lru_cache(maxsize=None)

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, Collection, Iterable
 
 from ascendc_conformance.format.bounded import clip
-from ascendc_conformance.format.case import schema
+from ascendc_conformance.format.schemas import schema
 from ascendc_conformance.format.defaults import TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import did_you_mean
 

@@ -5,7 +5,7 @@ import jsonschema
 import pytest
 
 from ascendc_conformance.format.answer import Hello
-from ascendc_conformance.format.case import schema
+from ascendc_conformance.format.schemas import schema
 from ascendc_conformance.format.limits import DeclaredAlignment, DeclaredMaximum, Limits
 from ascendc_conformance.targets.reference_target import REFERENCE_HELLO
 from tests.fixtures.buggy import targets as buggy

@@ -1,4 +1,4 @@
-"""fastjsonschema's checks (format.case.follows_schema, the `fast` extra) against jsonschema's: whatever it finds
+"""fastjsonschema's checks (format.schemas.follows_schema, the `fast` extra) against jsonschema's: whatever it finds
 valid, jsonschema finds valid (a malformed case, result or pack file is never let through unworded), and the
 instances the suite writes it finds valid (so the fast path is the one taken). Without fastjsonschema every
 instance goes to jsonschema, with the same answers."""
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ascendc_conformance import reference
-from ascendc_conformance.format import case as case_module
 from ascendc_conformance.format import schemas
-from ascendc_conformance.format.case import Case, RecipeRegion, follows_schema, schema
+from ascendc_conformance.format.case import Case, RecipeRegion
+from ascendc_conformance.format.schemas import follows_schema, schema
 from ascendc_conformance.format.errors import CaseError
 from ascendc_conformance.format.fill import Fill
 from ascendc_conformance.format.pack import PackedCase, PackedTest, digested
@@ -106,8 +106,8 @@ def test_whatever_fastjsonschema_finds_valid_jsonschema_finds_valid(name: str, d
 
 
 def test_without_fastjsonschema_jsonschema_answers_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(case_module, "fastjsonschema", None)
-    monkeypatch.setattr(case_module, "_fast_check", case_module._fast_check.__wrapped__)
+    monkeypatch.setattr(schemas, "fastjsonschema", None)
+    monkeypatch.setattr(schemas, "_fast_check", schemas._fast_check.__wrapped__)
     assert not follows_schema(legal_case(), "case-v1")
     assert Case.from_json(legal_case()) == LEGAL
     broken = legal_case()

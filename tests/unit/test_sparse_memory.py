@@ -8,7 +8,8 @@ import json
 
 import numpy as np
 
-from ascendc_conformance.format.case import EXTENSIONS, SCHEMA_DIR, SPARSE_MEMORY, WIRE_EXTENSIONS, Case
+from ascendc_conformance.format.case import EXTENSIONS, SPARSE_MEMORY, WIRE_EXTENSIONS, Case
+from ascendc_conformance.format.schemas import SCHEMA_DIR
 from ascendc_conformance.judge.diff import diff_case
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets.base import read_result

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from ascendc_conformance.format.answer import Hello
-from ascendc_conformance.format.case import schema
+from ascendc_conformance.format.schemas import schema
 from ascendc_conformance.format.outcome import SkipReason
 from ascendc_conformance.format.results import TestKind
 from ascendc_conformance.format.validation import Validation, rule_kinds
