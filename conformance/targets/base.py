@@ -142,7 +142,8 @@ def _memory(case: Case, memory: Any, digests: bool) -> dict[str, Region] | str:
             regions[name] = Region(given.address, digest)
             continue
         if not isinstance(data, str):
-            return f'answer memory region {name!r} needs "data" as a base64 string'
+            either = f' (or "{DIGEST}", the SHA-256 its request asked for)' if digests else ""
+            return f'answer memory region {name!r} needs "data" as a base64 string{either}'
         try:
             regions[name] = Region(given.address, decode_base64(data))
         except binascii.Error as exc:

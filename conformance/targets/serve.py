@@ -100,16 +100,19 @@ def serve(spec: str, stdin: IO[str], stdout: IO[str], bytes_only: bool = False) 
     return 0
 
 
-USAGE = ("usage: python -m ascendc_conformance.targets.serve [--bytes-only] reference|python:<module>:<attr>\n"
-         "  --bytes-only  announce no wire extension (region-fill, region-digest): every region crosses as bytes")
+USAGE = "usage: python -m ascendc_conformance.targets.serve [--bytes-only] reference|python:<module>:<attr>"
 
 
 def main(argv: list[str]) -> int:
-    """Command-line entry: ``serve [--bytes-only] <spec>``; the object's prints go to stderr."""
+    """Command-line entry: ``serve [--bytes-only] <spec>`` (--bytes-only: announce no wire extension, so every
+    region crosses as bytes); the object's prints go to stderr. A wrong command line: one line, exit 2."""
     bytes_only = argv[:1] == ["--bytes-only"]
     operands = argv[1:] if bytes_only else argv
-    if len(operands) != 1 or operands[0].startswith("-"):
-        print(USAGE, file=sys.stderr)
+    unknown = [word for word in operands if word.startswith("-")]
+    if unknown or len(operands) != 1:
+        problem = (f"unknown option {unknown[0]!r} (the one option is --bytes-only)" if unknown else
+                   f"expected one target, got {len(operands)}")
+        print(f"serve: {problem}; {USAGE}", file=sys.stderr)
         return 2
     protocol_out = sys.stdout
     sys.stdout = sys.stderr  # keep stray print() calls off the protocol stream
