@@ -21,7 +21,7 @@ from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
 from ascendc_conformance.format.files import write_atomic
-from ascendc_conformance.format.fill import LARGE_FILL_BYTES, made_by, region_bytes
+from ascendc_conformance.format.fill import LARGE_FILL_BYTES, Fill, made_by, region_bytes
 from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
@@ -82,12 +82,19 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
 
 def _case_json(case: Case) -> dict[str, Any]:
     """A case as a replay keeps it: a large region the fill recipe made as its recipe."""
-    recipes = {name: fill for name, region in case.memory.items() if (fill := made_by(region.data)) is not None}
+    recipes = {name: fill for name, region in case.memory.items() if (fill := _large_recipe(region)) is not None}
     data = replace(case, memory=MappingProxyType({name: region for name, region in case.memory.items()
                                                   if name not in recipes})).to_json()
     data["memory"] = {name: ({"address": region.address, "fill": recipes[name].to_json()} if name in recipes
                              else data["memory"][name]) for name, region in case.memory.items()}
     return data
+
+
+def _large_recipe(region: Region) -> Fill | None:
+    """The recipe of a large region: the one it carries (a pack's case), or the one that last made its bytes."""
+    if region.fill is not None:
+        return region.fill if region.size >= LARGE_FILL_BYTES else None
+    return made_by(region.data)
 
 
 def compact(result: Result | None) -> dict[str, Any] | None:
