@@ -285,31 +285,41 @@ def test_the_seed_decides_the_cases_even_on_a_ci_machine(tmp_path):
     assert here != _drawn_cases(tmp_path, "other-seed", "8", CI="true")
 
 
-FROZEN_AFTER = """
+FROZEN = """
 import gc, sys
 import pytest
 from ascendc_conformance.cli.main import main
+from ascendc_conformance.targets.reference_target import ReferenceTarget
+during = []
+execute = ReferenceTarget.execute
+def noting(self, case):   # the objects frozen when the tests ran
+    during.append(gc.get_freeze_count())
+    return execute(self, case)
+ReferenceTarget.execute = noting
 if sys.argv[1] == "run":
     code = main(["run", "--target", "reference", *sys.argv[2:], "-k", "smoke", "--progress", "off"])
 else:   # a pytest run that is no conformance run, of one trivial test
     code = pytest.main([*sys.argv[2:], "-q", "-p", "no:cacheprovider"])
-print("exit", int(code), "frozen", gc.get_freeze_count())
+print("exit", int(code), "during", min(during, default=-1), "frozen", gc.get_freeze_count())
 """
 
 
 @pytest.mark.parametrize("kind", ["run", "other"])
-def test_a_runs_objects_are_frozen_once_it_is_over_and_only_a_runs(kind, tmp_path):
-    """A conformance run freezes its objects at its end (runner.plugin.pytest_unconfigure: collecting them again
-    only delays the process's exit); a pytest run that is no conformance run, in a process the plugin is loaded
+def test_a_runs_objects_are_frozen_before_its_tests_and_only_a_runs(kind, tmp_path):
+    """A conformance run freezes the objects made before its tests (runner.plugin.pytest_collection_finish: every
+    full collection would walk them again) and at its end (pytest_unconfigure: collecting them again only
+    delays the process's exit); a pytest run that is no conformance run, in a process the plugin is loaded
     into, freezes nothing."""
     trivial = tmp_path / "test_trivial.py"
     trivial.write_text("def test_nothing():\n    assert True\n")
     arguments = SELECTION if kind == "run" else [str(trivial)]
-    done = subprocess.run([sys.executable, "-c", FROZEN_AFTER, kind, *arguments], cwd=ROOT, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", FROZEN, kind, *arguments], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
-    exit_code, frozen = re.search(r"^exit (\d+) frozen (\d+)$", done.stdout, re.M).groups()
+    exit_code, during, frozen = re.search(r"^exit (\d+) during (-?\d+) frozen (\d+)$", done.stdout, re.M).groups()
     assert exit_code == "0", done.stdout[-3000:]
     assert (int(frozen) > 0) == (kind == "run"), f"{kind}: {frozen} objects frozen at the end"
+    if kind == "run":
+        assert int(during) > 0, "no object frozen when the run's tests started"
 
 
 def test_a_run_loads_no_pytest_plugin_installed_beside_it(tmp_path):
