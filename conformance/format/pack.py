@@ -29,7 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ascendc_conformance.format import bounded, cache, schemas
+from ascendc_conformance.format import bounded, cache, schemas, wire
 from ascendc_conformance.format.case import Case, Operand, RecipeRegion, Region, Result, digest_of
 from ascendc_conformance.format.defaults import PROFILES, SMOKE_CASES
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
@@ -192,12 +192,14 @@ class PackTest:
 
 @dataclass(frozen=True)
 class Pack:
-    """An opened pack whose hashes matched: its id, its manifest and its tests by id."""
+    """An opened pack whose hashes matched: its id, its manifest and its tests by id; `checked` once
+    `verify_pack` found every test file sound (then read again without the checks of outside JSON)."""
 
     directory: Path
     pack_id: str
     manifest: Mapping[str, Any]
     tests: Mapping[str, PackTest] = field(repr=False)
+    checked: bool = False
 
     @property
     def built(self) -> Mapping[str, Any]:
@@ -227,13 +229,16 @@ class Pack:
 
     def read_test(self, test_id: str) -> PackedTest:
         """One test's file, whose hash is checked again (the pack may have changed since it was opened); PackError
-        if it does not match or cannot be read."""
+        if it does not match or cannot be read. The file of a checked pack is the one checked, byte for byte: its
+        JSON is read without the checks again (format.bounded.loads walks every value in Python)."""
         test = self.tests[test_id]
         path = self.directory / test.file
         raw = _test_bytes(path)
         if hashlib.sha256(raw).hexdigest() != self.manifest["files"][test.file]:
             raise PackError(f"{path}: its SHA-256 no longer matches the manifest (the pack was changed while it "
                             "ran); rebuild or restore it")
+        if self.checked:
+            return PackedTest.from_json(wire.loads_checked(bounded.gunzip(raw, str(path), MAX_TEST_BYTES)))
         return PackedTest.from_json(_test_file(path, raw))
 
 
@@ -342,7 +347,7 @@ def verify_pack(directory: str | Path, pack_id: str | None = None) -> Pack:
         where, claimed, actual = difference
         raise PackError(f"{manifest}: '{where}' says {bounded.shown(claimed)}; its tests hold {bounded.shown(actual)}: "
                         "the manifest's counts are not its content's")
-    return pack
+    return replace(pack, checked=True)
 
 
 def _first_difference(claimed: Any, actual: Any, where: str) -> tuple[str, Any, Any] | None:
@@ -368,6 +373,11 @@ def _check_test_file(pack: Pack, test: PackTest) -> None:
     problem = schemas.problem(data, SCHEMA, "test")
     if problem is not None:
         raise PackError(f"{path}: {problem}")
+    differently = wire.read_differently(data)
+    if differently is not None:
+        where, number = differently
+        raise PackError(f"{path}: '{where}': {bounded.shown(number)} is not an integer of at most 64 bits, as every "
+                        "number of a pack is")
     if (data["test"], data["kind"], len(data["cases"])) != (test.id, test.kind, test.cases):
         raise PackError(f"{path}: holds {data['kind']} test {data['test']} with {len(data['cases'])} case(s); the "
                         f"manifest says {test.kind} test {test.id} with {test.cases}")

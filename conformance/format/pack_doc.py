@@ -24,7 +24,7 @@ Python suite runs it with `ascendc-conformance run --pack DIR --target T`.
 The **pack id** is the SHA-256 (lower-case hex) of the bytes of `manifest.json`. A certifier publishes it; a
 harness checks `sha256(manifest.json)` against it, then every file against `files` (a pack with a missing,
 changed or unlisted file is not the pack). The schema of every file is `pack-v1.schema.json` of the suite
-(`$defs/manifest`, `$defs/test`).
+(`$defs/manifest`, `$defs/test`); every number in a pack is an integer of at most 64 bits.
 
 ## manifest.json
 

@@ -79,6 +79,26 @@ def fast_loads(data: str | bytes | bytearray, max_depth: int) -> Any:
     return value if _plain(value, max_depth) else DECLINED
 
 
+def loads_checked(data: bytes) -> Any:
+    """A JSON text read again whose bytes format.bounded.loads read and the suite checked before, pinned by their
+    hash since, and that holds nothing `read_differently`: the value json.loads gives, without the checks
+    (orjson's when it is installed)."""
+    return orjson.loads(data) if orjson is not None else json.loads(data)
+
+
+def read_differently(value: Any, where: str = "") -> tuple[str, int | float] | None:
+    """The first float or integer past 64 bits in `value`, which orjson reads from JSON text otherwise than json
+    does, and where it lies (a dotted path below `where`); None: none."""
+    kind = type(value)
+    if kind is dict or kind is list:
+        for key, member in (value.items() if kind is dict else enumerate(value)):
+            found = read_differently(member, f"{where}.{key}" if where else str(key))
+            if found is not None:
+                return found
+        return None
+    return (where, value) if kind is float or (kind is int and not -2**63 <= value < 2**64) else None
+
+
 _LEAVES = (str, int, bool, type(None))   # what a JSON value may hold besides containers and floats
 
 

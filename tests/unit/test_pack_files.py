@@ -191,6 +191,28 @@ def test_verify_reads_every_file_against_the_schema_and_the_counts(pack: Pack, t
         verify_pack(copy)
 
 
+@pytest.mark.parametrize("number", [2.0, 2**64, -2**63 - 1, 2**70])
+def test_a_number_orjson_reads_otherwise_than_json_is_refused_in_a_test_file(pack: Pack, tmp_path: Path,
+                                                                             number: int | float) -> None:
+    """A checked pack's test files are read again without the checks of outside JSON (format.wire.loads_checked:
+    orjson, which reads an integer past 64 bits as a float): `verify_pack` refuses, naming the field, a number
+    the schema takes that orjson would read otherwise than the check did."""
+    copy = shutil.copytree(pack.directory, tmp_path / "copy")
+    rewrite(copy, first_test_file(copy), lambda data: data["cases"][0]["case"]["params"].update(blockCount=number))
+    with pytest.raises(PackError, match=r"json\.gz: 'cases\.0\.case\.params\.blockCount': \w+ [-\d.]+ is not an "
+                                        r"integer of at most 64 bits"):
+        verify_pack(copy)
+
+
+def test_a_checked_pack_reads_its_tests_as_an_unchecked_one(pack: Pack) -> None:
+    """`verify_pack` marks the pack checked, whose test files are then read without the checks again: the same
+    tests, case for case; a pack only opened is read with every check."""
+    checked, opened = verify_pack(pack.directory), open_pack(pack.directory)
+    assert checked.checked and not opened.checked
+    for test_id in pack.tests:
+        assert checked.read_test(test_id) == opened.read_test(test_id), test_id
+
+
 def test_a_packs_files_are_checked_once_per_pack_id(pack: Pack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The checks of the test files depend on their content alone, which the pack id pins: a second verify of the
     same pack skips them (format.cache), a pack changed in any file (another id) is checked again."""
