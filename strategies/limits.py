@@ -185,6 +185,8 @@ def beyond(case: Case, ctx: PathContext, limits: Limits, exempt: frozenset[str] 
     declared maximum (but the `exempt` ones, which a fault pins on purpose), or an operand not aligned as the
     target demands (but one the case misaligns against the spec itself: a misalignment fault's point). A
     profile run draws its cases within the limits (PathContext.within); a pack's were drawn without them."""
+    if not limits.deviations:   # nothing declared narrows the spec (most targets): nothing to look at
+        return None
     above = above_maximum(ctx, limits, case.params, exempt)
     if above is not None:
         return above
