@@ -200,3 +200,13 @@ def test_plain_pytest_shows_one_failure_listing_its_causes_and_no_python_noise(t
     for noise in ("ExceptionGroup", "FlakyFailure", "Traceback", "DeprecationWarning", "Falsifying example"):
         assert noise not in done.stdout + done.stderr, noise
     assert done.stdout.count("FAILED ") == 1
+
+
+def test_an_in_process_targets_prints_are_kept_off_the_terminal(tmp_path: Path) -> None:
+    """`run` captures at the sys level (cli.commands.run_cmd.pytest_args): what an in-process target print()s on
+    every call is neither on the run's stdout nor on its stderr, and the run passes (a smoke run: incomplete)."""
+    done = _run("run", "--target", "python:tests.fixtures.targets.py_fakes:Chatty", "--product", "atlas-a2", "--api",
+                "DataCopy", "--profile", "quick", "--seed", "1", "-k", "smoke", "--progress", "off")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "VERDICT: INCOMPLETE" in done.stdout and " passed;" in done.stdout
+    assert "chatty" not in done.stdout + done.stderr

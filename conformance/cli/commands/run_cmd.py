@@ -106,6 +106,10 @@ def pytest_args(args: argparse.Namespace) -> list[str]:
             # one line per failing test, printed as it fails (no tracebacks, no second list at the end); the
             # suite's own errors are printed with their traceback by the recorder
             "--tb=no", "-rN",
+            # nothing a test prints or logs is shown (--tb=no) or kept: file-descriptor capture and pytest's log
+            # capture around every test cost about a tenth of a pack run's CPU; an in-process target's print() is
+            # still kept off the terminal
+            "--capture=sys", "-p", "no:logging",
             # pytest.main runs in this process, after the CLI imported the suite's modules: nothing to rewrite.
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     argv[:0] = ["--disable-plugin-autoload", *(word for name in run_plugins() for word in ("-p", name))]
