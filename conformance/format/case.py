@@ -257,6 +257,8 @@ class Case:
 
 def _integers(value: Any) -> list[int]:
     """The magnitudes of the integers in a call's parameters (nested ones included; booleans are not integers)."""
+    if type(value) is int:   # most values: asking the Mapping ABC is ten times slower
+        return [abs(value)]
     if isinstance(value, Mapping):
         return [n for item in value.values() for n in _integers(item)]
     if isinstance(value, (list, tuple)):
@@ -266,6 +268,8 @@ def _integers(value: Any) -> list[int]:
 
 def plain(value: Any) -> Any:
     """Mappings and tuples back to JSON-ready dicts and lists."""
+    if isinstance(value, (str, int)):   # most values: asking the Mapping ABC is ten times slower
+        return value
     if isinstance(value, Mapping):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
