@@ -57,7 +57,8 @@ def register(subparsers: Any) -> None:
                     f"of the run and later runs read: ${CACHE_VARIABLE} names its folder (empty: none;\n"
                     "default $XDG_CACHE_HOME/ascendc-conformance, i.e. ~/.cache/ascendc-conformance).\n"
                     "The run's pytest loads the suite's, Hypothesis's and pytest-xdist's plugins, no other\n"
-                    "pytest plugin installed.\n\n"
+                    "pytest plugin installed, nor pytest's logging plugin. An in-process target's print() is\n"
+                    "kept off the terminal (--capture=sys); what it writes to file descriptors 1 and 2 is not.\n\n"
                     + help_text("0 the target conforms on what was run (with --baseline: no new cause fails); 1 it "
                                 "does not (a -k expression pytest cannot parse is a usage error, 2)",
                                 "5 no test was selected"),
