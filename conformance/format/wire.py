@@ -48,8 +48,8 @@ def b64decode(text: str) -> bytes:
 
 def json_line(message: Any) -> bytes:
     """`message` as one line of compact JSON (separators "," and ":", non-ASCII escaped), newline included, as
-    json.dumps writes it. For the exec wire's requests, which hold no floats (orjson and json write some floats
-    differently: 1e+16 and 1e16)."""
+    json.dumps writes it; a float the same number, though perhaps spelt otherwise (orjson writes 1e16 where json
+    writes 1e+16): the exec wire's requests hold none, a test's record (runner.plugin) reads back the same."""
     if orjson is not None:
         try:
             line = orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import json
 import sys
 import zlib
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from hypothesis import HealthCheck, Phase, settings
 if sys.version_info < (3, 11):   # Python 3.10: pytest and Hypothesis depend on the backport there
     from exceptiongroup import BaseExceptionGroup
 
+from ascendc_conformance.format import wire
 from ascendc_conformance.format.defaults import PROFILES
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
@@ -247,15 +247,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     items[:] = _interleaved(session, items)
     shard = config.getoption("ascendc_shard", None)
-    if not shard:
-        return
-    index, count = options.parse_shard(shard)
-    keep: list[pytest.Item] = []
-    drop: list[pytest.Item] = []
+    if shard:
+        index, count = options.parse_shard(shard)
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        for item in items:
+            (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
+        items[:] = keep
+        config.hook.pytest_deselected(items=drop)
+    _locate(items)
+
+
+def _locate(items: list[pytest.Item]) -> None:
+    """Work out each item's location (file, line, name: pytest keeps it once asked) now, in one go: asked when
+    each test starts, between the work of two tests, it costs about five times as much CPU (a tenth of a pack
+    run's per-test overhead)."""
     for item in items:
-        (keep if zlib.crc32(item.nodeid.split("::")[-1].encode()) % count == index - 1 else drop).append(item)
-    items[:] = keep
-    config.hook.pytest_deselected(items=drop)
+        _ = item.location
 
 
 def _interleaved(session: RunSession, items: list[pytest.Item]) -> list[pytest.Item]:
@@ -300,8 +308,9 @@ def pytest_runtest_call(item: pytest.Item) -> None:
         seeds.seed_item(item, item.config.getoption("hypothesis_seed", None))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def ascendc_run(request: pytest.FixtureRequest) -> RunSession:
+    """The run (one per session: set up once, not per test)."""
     session = request.config.stash.get(SESSION_KEY, None)
     if session is None:
         pytest.skip("no --ascendc-target given")
@@ -319,7 +328,7 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
                          known=baseline.keys if baseline is not None else frozenset())
     yield record
     ascendc_run.checker.finished(record)
-    request.node.stash[RECORD_KEY] = json.dumps(record.result().to_json())
+    request.node.stash[RECORD_KEY] = wire.json_line(record.result().to_json()).decode("ascii")
     if ascendc_run.checker.machine_fault is not None:   # a replay file it could not write: the run stops (recorder)
         request.node.stash[FAULT_KEY] = str(ascendc_run.checker.machine_fault)
 
