@@ -56,13 +56,15 @@ _LAST: tuple[PackedCase, Reading, Spec, tuple[Result, Others]] | None = None
 
 
 def _stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[Result, Others]:
+    seed = spec.seed_reading
+
     def under(other: Reading) -> Result:
         result = packed.result({point: other.alternative(point) for point in packed.points
-                                if other.alternative(point) != spec.seed_reading.alternative(point)})
+                                if other.alternative(point) != seed.alternative(point)})
         if result is None:
             raise ValueError(f"case {packed.case.get('id')}: the pack has no expected result under {other.label}")
         return _stored(result)
-    others = reference.other_readings(packed.points, reading, spec) if packed.points else []
+    others = spec.other_readings(packed.points, reading) if packed.points else []
     return under(reading), [(other, under(other)) for other in others]
 
 
@@ -82,8 +84,9 @@ def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *
     if not _differs(expected, answered):
         verdict = judge_with_evidence(case, expected, answered, hello, reading=reading, others=others,
                                       rule_naming=rule_naming, spec=spec, rule=rule, ask=ask, diagnose=False)
-        if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:
-            return replace(verdict, actual=answer.result), expected, answer
+        if not verdict.is_failure and verdict.outcome is not Outcome.DISPUTED:   # its actual: the answer's result
+            actual = answer.result
+            return (verdict if verdict.actual is actual else replace(verdict, actual=actual)), expected, answer
     if answer.digests:
         answer = in_full()
     expected, others = reference.expect_readings(case, spec, reading)

@@ -238,11 +238,11 @@ class Checker:
         for call, expected in judged:
             self._note_reach(record, call, expected)
 
-    def _note_reach(self, record: CheckRecord, case: Case, expected: Result) -> None:
+    def _note_reach(self, record: CheckRecord, case: Case, expected: Result, packed: PackedCase | None = None) -> None:
         """Note the bits and crossings a judged case adds to its test's (runner.witnessed_bits); in a test taking
-        its pack's stored reach, keep its call until the test ends instead."""
+        its pack's stored reach, keep its call (`packed`'s, made once) until the test ends instead."""
         if record.judged_calls is not None:
-            record.judged_calls.append((call_of(case), expected))
+            record.judged_calls.append((packed.call if packed is not None else call_of(case), expected))
             return
         self.witnesses.note(record.bits, case, expected)
         self.witnesses.note_crossings(record.crossings, case, expected)
@@ -261,7 +261,7 @@ class Checker:
             verdict = self._waived(record, verdict, expected)
         if counted:
             record.add(verdict, case)
-            self._note_reach(record, case, expected)
+            self._note_reach(record, case, expected, packed)
         if not verdict.is_failure:
             return None
         drawn = case
