@@ -90,18 +90,9 @@ def points_of(depends_on: Iterable[str], spec: Spec) -> tuple[str, ...]:
     return _unique(tuple(point for point in disputes if point))
 
 
-def other_readings(points: tuple[str, ...], reading: Reading, spec: Spec) -> list[Reading]:
-    """Every combination of the computable readings of `points` other than `reading`'s own (the other points
-    as `reading` has them): the readings a case that depends on these points is also judged against."""
-    combos = [reading]
-    for point in points:
-        combos = [combo.with_choice(spec, point, name) for combo in combos for name in spec.disputes[point].readings]
-    return [combo for combo in dict.fromkeys(combos) if combo != reading]
-
-
 def expect_readings(case: Case, spec: Spec, reading: Reading | None = None) -> tuple[Result, Others]:
     """The expected result under `reading` (default: the seed reading) and, when it depends on disputed points,
-    under every other combination of their computable readings (other_readings), as (reading, result) pairs. A
+    under every other combination of their computable readings (Spec.other_readings), as (reading, result) pairs. A
     point that only an alternative's answer depends on (e.g. D8 once count-below-unit's alternative makes a
     count legal) is taken in too, until no new point appears."""
     reading = reading or spec.seed_reading
@@ -109,14 +100,14 @@ def expect_readings(case: Case, spec: Spec, reading: Reading | None = None) -> t
     points = points_of(expected.depends_on, spec)
     answers: dict[Reading, Result] = {}
     while points:
-        for other in other_readings(points, reading, spec):
+        for other in spec.other_readings(points, reading):
             if other not in answers:
                 answers[other] = expect(case, spec, reading=other)
         more = points_of([rule for result in answers.values() for rule in result.depends_on], spec)
         if set(more) <= set(points):
             break
         points = _unique(points + more)
-    return expected, [(other, answers[other]) for other in other_readings(points, reading, spec)]
+    return expected, [(other, answers[other]) for other in spec.other_readings(points, reading)]
 
 
 def _kept(breaches: list[Breach], ignore: frozenset[str]) -> list[Breach]:

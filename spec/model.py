@@ -612,6 +612,23 @@ class Spec:
             self._rules_by_scope[api, product] = tuple(rule for rule in rules if rule.applies_to(product))
         return self._rules_by_scope[api, product]
 
+    def other_readings(self, points: tuple[str, ...], reading: Reading) -> tuple[Reading, ...]:
+        """Every combination of the computable readings of `points` other than `reading`'s own (the other points
+        as `reading` has them): the readings a case that depends on these points is also judged against."""
+        key = (points, reading)
+        found = self._other_readings.get(key)
+        if found is None:
+            combos = [reading]
+            for point in points:
+                combos = [combo.with_choice(self, point, name) for combo in combos
+                          for name in self.disputes[point].readings]
+            found = self._other_readings[key] = tuple(combo for combo in dict.fromkeys(combos) if combo != reading)
+        return found
+
+    @cached_property
+    def _other_readings(self) -> dict[tuple[tuple[str, ...], Reading], tuple[Reading, ...]]:
+        return {}   # filled by other_readings: every disputed case of a run asks for one of a few
+
     @cached_property
     def _readings(self) -> dict[tuple[Any, ...], Reading]:
         return {}   # filled by reading_of: a run asks for the same few readings for every disputed case

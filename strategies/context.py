@@ -140,9 +140,10 @@ class PathContext(ShortRepr):
         announce the int64 case extension, whose JSON reader (I-JSON) holds no larger integer exactly."""
         return self._variant(ijson=True)
 
-    @property
+    @cached_property
     def documented(self) -> bool:
-        """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault)."""
+        """Whether the context is a documented path and form (not a pseudo-path of a route, dtype or form fault);
+        worked out once (a pack run asks it of every context of every test)."""
         path = self.spec.find_path(self.api.name, self.product.id, self.src, self.dst, self.src_dtype.name,
                                    self.dst_dtype.name)
         return path is not None and self.form in path.forms

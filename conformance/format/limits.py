@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 OPERANDS = ("src", "dst")
@@ -77,9 +78,10 @@ class Limits:
     alignments: tuple[DeclaredAlignment, ...] = ()
     maxima: tuple[DeclaredMaximum, ...] = ()
 
-    @property
+    @cached_property
     def deviations(self) -> tuple[DeclaredAlignment | DeclaredMaximum, ...]:
-        """The declared limits that narrow what the spec allows (typed and checks_regions do not)."""
+        """The declared limits that narrow what the spec allows (typed and checks_regions do not); worked out once
+        (every context of every test compares its own with the target's: PathContext.within)."""
         return (*self.alignments, *self.maxima)
 
     def alignment(self, api: str, operand: str, position: str, memory: str | None) -> int:

@@ -117,8 +117,15 @@ class PackedCase:
 
     def result(self, choices: Mapping[str, str]) -> Mapping[str, Any] | None:
         """The stored expected result under these choices of its points (None: not stored)."""
-        wanted = dict(choices)
-        return next((result for stored, result in self.expected if dict(stored) == wanted), None)
+        return self._results.get(frozenset(choices.items()))
+
+    @cached_property
+    def _results(self) -> dict[frozenset[tuple[str, str]], Mapping[str, Any]]:
+        """The stored expected results by their choices (the first stored for the same choices)."""
+        results: dict[frozenset[tuple[str, str]], Mapping[str, Any]] = {}
+        for choices, result in self.expected:
+            results.setdefault(frozenset(choices.items()), result)
+        return results
 
     def to_json(self) -> dict[str, Any]:
         return {"case": self.case, "points": list(self.points),

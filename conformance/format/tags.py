@@ -8,6 +8,7 @@ them, the suite shows some as Hypothesis events, and the coverage report counts 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ascendc_conformance.format.words import BoundSide, Word
 
@@ -35,8 +36,9 @@ class Tag:
     def __str__(self) -> str:
         return f"{self.kind}:{self.subject}" + (f":{self.side}" if self.side is not None else "")
 
-    @classmethod
-    def parse(cls, text: str) -> "Tag | None":
+    @staticmethod
+    @lru_cache(maxsize=4096)   # a run reads the same few hundred tags on every case
+    def parse(text: str) -> "Tag | None":
         """The tag spelt `text`; None for a text that is not one of the suite's tags."""
         kind, _, rest = text.partition(":")
         try:
@@ -46,10 +48,10 @@ class Tag:
         if kind is TagKind.BOUNDARY:
             subject, _, side = rest.rpartition(":")
             try:
-                return cls(kind, subject, BoundSide(side))
+                return Tag(kind, subject, BoundSide(side))
             except ValueError:
                 return None
-        return cls(kind, rest) if rest else None
+        return Tag(kind, rest) if rest else None
 
 
 def path(label: str) -> str:
