@@ -15,8 +15,7 @@ class Word(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    def __hash__(self) -> int:
-        return str.__hash__(self)
+    __hash__ = str.__hash__   # the string's own (C) hash: a dict keyed by members is asked it on every case
 
     @classmethod
     def parse(cls, text: object, what: str | None = None) -> Self:
