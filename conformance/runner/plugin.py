@@ -260,8 +260,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def _locate(items: list[pytest.Item]) -> None:
     """Work out each item's location (file, line, name: pytest keeps it once asked) now, in one go: asked when
-    each test starts, between the work of two tests, it costs about five times as much CPU (a tenth of a pack
-    run's per-test overhead)."""
+    each test starts, between the work of two tests, it costs about five times as much CPU (5 % of a pack run's
+    tests' CPU, py-spy at 2fb2b97)."""
     for item in items:
         _ = item.location
 
