@@ -90,13 +90,14 @@ _SCALARS = (str, int, float, type(None))   # booleans are ints
 
 
 def thaw(value: Any) -> Any:
-    """Plain JSON-able data back from freeze's views."""
+    """Plain JSON-able data back from freeze's views: enum members, values and keys alike, as their spelling
+    (a key that is a Word, e.g. an Outcome counted, would keep orjson off a record: it takes str keys only)."""
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, _SCALARS):   # most values: asking the Mapping ABC is ten times slower
         return value
     if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
+        return {k.value if isinstance(k, Enum) else k: thaw(v) for k, v in value.items()}
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
     return value

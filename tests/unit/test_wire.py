@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ascendc_conformance.format import bounded, wire
+from ascendc_conformance.format.outcome import Outcome
+from ascendc_conformance.format.results import TestKind, TestRecord, freeze
 
 FAST = pytest.mark.skipif(wire.orjson is None or wire.pybase64 is None, reason="the fast extra is not installed")
 
@@ -109,3 +111,15 @@ def test_an_answer_is_read_by_the_fast_path() -> None:
     assert wire.fast_loads(answer.encode(), bounded.MAX_DEPTH) == json.loads(answer)
     for declined in (b"[1.5]", b"18446744073709551616", b"[[[1]]]", b"NaN"):
         assert wire.fast_loads(declined, 2) is wire.DECLINED, declined
+
+
+@FAST
+def test_a_test_record_is_written_by_the_fast_path() -> None:
+    """A test's record (its counts keyed by Outcome members) is JSON orjson writes as it is: a key it refuses
+    (orjson takes str keys only, not a str enum's members) sends every record to the standard library."""
+    record = TestRecord(test_id="test_legal[x]", kind=TestKind.LEGAL, verdict=Outcome.PASS,
+                        counts=freeze({Outcome.PASS: 3, Outcome.FALSE_REJECT: 1}), shown=freeze({"named": 2}))
+    message = record.to_json()
+    line = wire.orjson.dumps(message, option=wire.orjson.OPT_APPEND_NEWLINE)   # raises on a non-str key
+    assert line == wire.json_line(message) == (json.dumps(message, separators=(",", ":")) + "\n").encode()
+    assert json.loads(line)["counts"] == {"pass": 3, "false-reject": 1}
