@@ -12,7 +12,7 @@ import binascii
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from types import MappingProxyType
 from typing import Any
@@ -230,6 +230,17 @@ class Case:
         if self.extensions:
             data["extensions"] = list(self.extensions)
         return data
+
+    def in_bytes(self) -> "Case":
+        """The case with every region given by its bytes alone, never by a fill recipe (sent so even to a target
+        announcing REGION_FILL): the twin that tells a wrong region-fill from a wrong call (runner.checker)."""
+        memory = {name: Region(region.address, region.data) for name, region in self.memory.items()}
+        return replace(self, memory=MappingProxyType(memory))
+
+    @property
+    def by_recipe(self) -> bool:
+        """Some region is known by its fill recipe (a pack's case): a target announcing REGION_FILL is sent it."""
+        return any(region.fill is not None for region in self.memory.values())
 
     @property
     def largest_integer(self) -> int:

@@ -161,12 +161,24 @@ def made_by(data: bytes) -> Fill | None:
     return next((fill for made, fill in _LARGE if made is data), None)
 
 
+def read_recipe(where: str, recipe: Any) -> Fill:
+    """The fill recipe a file gives (`{"seed", "size", "half_nan_to_inf"}`); ValueError as region_bytes's."""
+    try:
+        return Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ValueError(_not_a_recipe(where, error)) from None
+
+
 def region_bytes(where: str, address: int, recipe: Any) -> bytes:
     """The bytes of a region a file gives as its fill recipe (`{"seed", "size", "half_nan_to_inf"}`); ValueError
     naming `where` and what a recipe holds for one that is not one."""
+    fill = read_recipe(where, recipe)
     try:
-        fill = Fill(int(recipe["seed"]), int(recipe["size"]), bool(recipe.get("half_nan_to_inf", False)))
         return filled_bytes(fill, address)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ValueError(f"{where}.fill is not a fill recipe ({error}); expected "
-                         '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}') from None
+    except ValueError as error:
+        raise ValueError(_not_a_recipe(where, error)) from None
+
+
+def _not_a_recipe(where: str, error: Exception) -> str:
+    return (f"{where}.fill is not a fill recipe ({error}); expected "
+            '{"seed": 0..2**64-1, "size": bytes, "half_nan_to_inf": false}')

@@ -21,7 +21,7 @@ from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import REPLAY_TEXT_CHARS, TARGET_TEXT_CHARS
 from ascendc_conformance.format.errors import CaseError, ConformanceError
 from ascendc_conformance.format.files import write_atomic
-from ascendc_conformance.format.fill import LARGE_FILL_BYTES, Fill, made_by, region_bytes
+from ascendc_conformance.format.fill import LARGE_FILL_BYTES, Fill, made_by, read_recipe, region_bytes
 from ascendc_conformance.format.outcome import Outcome
 
 REPLAY_FORMAT = 1
@@ -67,9 +67,10 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
          verdict: Mapping[str, Any], target: str, *, hypothesis: Demonstrated | None = None) -> Path:
     """Write the replay file of a failing test: the case, the expected result, the target's answer (`kept`:
     its own text once, up to REPLAY_TEXT_CHARS), the verdict (without a second copy of either result) and the
-    hypothesis the case demonstrates, if its cause has one. A large GM region (tens of MiB) is saved as its fill
-    recipe in the case, and as its size and SHA-256 in the results (`compact`): the file stays small, and `replay`
-    makes the bytes again. Written atomically (format.files): a full disk leaves the previous file or none, never
+    hypothesis the case demonstrates, if its cause has one. A region of a pack's case, and a large GM region (tens
+    of MiB) a recipe made, is saved as its fill recipe in the case, and a large one as its size and SHA-256 in the
+    results (`compact`): the file stays small, and `replay` makes the bytes again (and sends the recipe to a target
+    announcing region-fill, as the run did: a wrong fill of it shows again). Written atomically (format.files): a full disk leaves the previous file or none, never
     half of one; its OSError is the caller's."""
     directory.mkdir(parents=True, exist_ok=True)
     data = {"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target, "case": _case_json(case),
@@ -81,7 +82,7 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
 
 
 def _case_json(case: Case) -> dict[str, Any]:
-    """A case as a replay keeps it: a large region the fill recipe made as its recipe."""
+    """A case as a replay keeps it: a region known by its recipe (a pack's), or large and made by one, as it."""
     recipes = {name: fill for name, region in case.memory.items() if (fill := _large_recipe(region)) is not None}
     data = replace(case, memory=MappingProxyType({name: region for name, region in case.memory.items()
                                                   if name not in recipes})).to_json()
@@ -91,10 +92,9 @@ def _case_json(case: Case) -> dict[str, Any]:
 
 
 def _large_recipe(region: Region) -> Fill | None:
-    """The recipe of a large region: the one it carries (a pack's case), or the one that last made its bytes."""
-    if region.fill is not None:
-        return region.fill if region.size >= LARGE_FILL_BYTES else None
-    return made_by(region.data)
+    """The recipe a replay gives a region by: the one it carries (a pack's case, whatever its size), or, for a
+    large one, the one that last made its bytes."""
+    return region.fill if region.fill is not None else made_by(region.data)
 
 
 def compact(result: Result | None) -> dict[str, Any] | None:
@@ -176,8 +176,9 @@ class _RecipeError(ValueError):
 
 
 def _case_of(data: Any) -> Case:
-    """The replay's case, its regions given by fill recipes made into their bytes (CaseError as Case.from_json
-    raises it; _RecipeError for a recipe that is not one)."""
+    """The replay's case, its regions given by fill recipes made into their bytes, each keeping its recipe (sent
+    as it to a target announcing region-fill); CaseError as Case.from_json raises it, _RecipeError for a recipe
+    that is not one."""
     memory = data.get("memory") if isinstance(data, dict) else None
     if not isinstance(memory, dict):
         return Case.from_json(data)
@@ -188,7 +189,9 @@ def _case_of(data: Any) -> Case:
         if not isinstance(address, int) or isinstance(address, bool) or address < 0:
             raise _RecipeError(f"case.memory.{name}.address is {address!r}; expected a non-negative integer")
         try:
-            made[name] = Region(address, region_bytes(f"case.memory.{name}", address, region["fill"]))
+            where = f"case.memory.{name}"
+            made[name] = Region(address, region_bytes(where, address, region["fill"]),
+                                fill=read_recipe(where, region["fill"]))
         except ValueError as error:
             raise _RecipeError(str(error)) from None
     listed = {name: ({"address": made[name].address, "data": ""} if name in made else region)

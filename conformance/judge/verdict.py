@@ -86,6 +86,8 @@ class Verdict:
     shown: Shown | None = None             # a rejection of an illegal call: whether it was shown to be for its rule
     twin: str | None = None                # the counterfactual twin the verdict weighed, in words (judge.evidence)
     twin_case: Case | None = None          # the twin, when the verdict is its answer's (a fault masked by it)
+    fill_wrong: bool = False               # a pack's case failed as sent by its regions' fill recipes and passed
+                                           # as sent in bytes: the target's region-fill is wrong (runner.checker)
 
     @property
     def other_rule(self) -> bool:

@@ -23,7 +23,7 @@ from hypothesis import target as steer
 from ascendc_conformance import reference
 from ascendc_conformance.format import replay
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
-from ascendc_conformance.format.case import Case, Result, ResultStatus
+from ascendc_conformance.format.case import REGION_FILL, Case, Result, ResultStatus
 from ascendc_conformance.format.errors import ConformanceError, MachineFault
 from ascendc_conformance.format.outcome import Outcome, SkipReason
 from ascendc_conformance.format.pack import PackedCase, PackedTest
@@ -47,6 +47,8 @@ from ascendc_conformance.strategies.limits import Deviation
 from ascendc_conformance.targets import Target
 
 SHRUNK_CAUSES = 2   # causes of one test shown to Hypothesis to shrink (see Checker._plan_shrinking)
+FILL_WRONG = ("sent with its regions in bytes instead of their fill recipes, the same case passes: the target's "
+              "region-fill makes other bytes than the recipe (docs/target-protocol.md, Wire extensions)")
 
 
 class ConformanceFailure(AssertionError):
@@ -150,8 +152,8 @@ class Checker:
             verdict, expected, judged = judged_on(answer)
             if judged is not answer and not flakes.same_digests(answer, judged):   # its digests, then other bytes
                 return Judged(case, expected, flakes.digests_disagree(verdict, answer, judged))
-            return Judged(case, expected, self._confirmed(case, judged, verdict, lambda again: judged_on(again)[0],
-                                                          resend))
+            verdict = self._confirmed(case, judged, verdict, lambda again: judged_on(again)[0], resend)
+            return Judged(case, expected, self._fill_judged(record, packed, case, verdict, send))
         expected, others = reference.expect_readings(case, self.spec, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         check_expectation(record.rule, expected if not self.reading.choices else reference.expect(case, self.spec),
@@ -172,6 +174,25 @@ class Checker:
         verdict = self._confirmed(case, answer, verdict_of(answer), verdict_of, resend)
         self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
         return Judged(case, expected, verdict)
+
+    def _fill_judged(self, record: CheckRecord, packed: PackedCase, case: Case, verdict: Verdict,
+                     send: Callable[[Case], Answer]) -> Verdict:
+        """A pack's failing case sent by its regions' fill recipes (the target announces REGION_FILL) is sent
+        again with its regions in bytes, the one thing put right: where that twin passes, the failure is the
+        target's region-fill, not the call (`Verdict.fill_wrong`). Not asked of a flaky answer or a timeout
+        (another one), nor again in a test where such a twin failed too (the call is wrong there)."""
+        if (not verdict.is_failure or verdict.outcome in (Outcome.FLAKY, Outcome.TIMEOUT) or record.fill_cleared
+                or REGION_FILL not in self.target.hello.extensions or not case.by_recipe):
+            return verdict
+        twin = case.in_bytes()
+        twin_verdict, _, _ = judge_packed(packed, twin, send(twin), self.target.hello, reading=self.reading,
+                                          rule_naming=self.settings.rule_naming, spec=self.spec, rule=record.rule,
+                                          ask=lambda question: self.twins.ask(question, twin),
+                                          in_full=lambda: send(twin), diagnose=False)
+        if twin_verdict.is_failure:
+            record.fill_cleared = True
+            return verdict
+        return replace(verdict, fill_wrong=True, message=f"{verdict.message}; {FILL_WRONG}")
 
     def _confirmed(self, case: Case, answer: Answer, verdict: Verdict, verdict_of: Callable[[Answer], Verdict],
                    resend: Callable[[Case], Answer] | None) -> Verdict:

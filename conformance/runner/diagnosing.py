@@ -6,6 +6,8 @@ bug earns: a wrong copy, an error from a copy that overran and a missed rejectio
 are one cause. Each cause keeps, simplest first, the hypotheses that explain every case of it asked so far
 (`CauseRecord.hypotheses`); the first of them names it. What a failing case costs is bounded:
 
+0. a pack's case that fails sent by its regions' fill recipes and passes sent in bytes (Verdict.fill_wrong) is
+   the target's region-fill: one cause of its API (FILL_HYPOTHESIS), whatever the diff; nothing is asked;
 1. a known cause first, cheaply: the named hypothesis of each explained cause of the test is asked alone (one
    twin); the first that explains the case takes it. Of the cases a test draws (not the shrinker's candidates),
    the first NARROWED_CASES of each cause also ask its other hypotheses and keep those that explain them too (a
@@ -53,6 +55,10 @@ from ascendc_conformance.spec.model import Reading, Spec
 NARROWED_CASES = 4      # drawn cases of a cause that ask all its hypotheses again (narrowing them)
 UNEXPLAINED_TRIES = 3   # failing cases of one diff-class cause diagnosed (none explained) before the test stops asking
 QUESTIONS = 8           # questions a test's diagnosis asks the target at most (steps 2 and 3 of the module doc)
+FILL_HYPOTHESIS = "region-fill:other-bytes"
+FILL_TITLE = "region-fill makes other bytes than the recipe"
+"""The cause of a pack's failing case that passes sent in bytes (Verdict.fill_wrong): not a bug class of the call,
+so none of reference.hypotheses; one cause per API, whatever the verdicts and diffs its cases show."""
 
 Ask = Callable[[Case], "bool | None"]
 """Sends a legal case to the target: whether it moved it as the reference does; None when it gave no result to
@@ -82,6 +88,8 @@ class Diagnoser:
         cases the test draws, not a shrinker's candidate, whose doubts may be asked of the target (`ask`)."""
         if verdict.outcome is Outcome.FLAKY:   # what a changing answer got wrong is chance, not a bug class
             return Attribution(fallback)
+        if verdict.fill_wrong:   # not the call's bytes: the target's own fill of a recipe (runner.checker)
+            return Attribution(Cause.explained(verdict.outcome, case.api, FILL_HYPOTHESIS, FILL_TITLE))
         actual = verdict.what_it_did
         failing = FailingAnswer.of(case, expected, actual, self.spec, self.reading) if actual is not None else None
         if failing is None:   # a timeout, a rejection for another rule, an answer no bug class makes

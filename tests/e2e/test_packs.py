@@ -190,6 +190,26 @@ def test_digests_that_are_not_of_the_bytes_fail_the_target(quick_pack, tmp_path:
         {t["test_id"]: t["verdict"] for t in legal}
 
 
+def test_a_wrong_region_fill_is_told_as_that_one_cause(quick_pack, tmp_path: Path) -> None:
+    """A target whose region-fill leaves out `half_nan_to_inf` (the call itself right) fails the cases its fill
+    gets wrong, every one told as the one cause "region-fill makes other bytes than the recipe" — each sent again
+    in bytes passed — never as a bug of the call (without that twin: a diff-class cause, blamed on the copy);
+    its replay, sent by recipe, fails again; served speaking bytes it passes."""
+    directory, _ = quick_pack
+    bug = "FillIgnoresHalfNanToInf"
+    done = cli("run", "--pack", str(directory), "--target", wire_target(bug), "--report", str(tmp_path))
+    assert done.returncode == 1, done.stdout[-3000:]
+    failing = [t for t in results(tmp_path)[1].values() if t["verdict"] not in ("pass", "skipped")]
+    assert failing and all(t["verdict"] == "fail" for t in failing), {t["test_id"]: t["verdict"] for t in failing}
+    causes = {(c["cause"]["hypothesis"], c["cause"]["title"]) for t in failing for c in t["causes"]}
+    assert causes == {("region-fill:other-bytes", "region-fill makes other bytes than the recipe")}, causes
+    assert all("the same case passes" in t["message"] for t in failing)
+    replay = cli("replay", str(tmp_path / failing[0]["replay"]), "--target", wire_target(bug))
+    assert replay.returncode == 1 and "the target still fails this case" in replay.stdout, replay.stdout
+    in_bytes = f"exec:{sys.executable} -m ascendc_conformance.targets.serve --bytes-only python:tests.fixtures.buggy.wire:{bug}"
+    assert cli("run", "--pack", str(directory), "--target", in_bytes).returncode == 0
+
+
 def test_a_waiver_covers_a_pack_runs_failures(quick_pack, tmp_path: Path) -> None:
     directory, _ = quick_pack
     waivers = tmp_path / "waivers.yaml"

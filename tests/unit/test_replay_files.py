@@ -97,9 +97,10 @@ def test_replay_refuses_a_case_or_reading_the_suite_cannot_judge(tmp_path: Path,
     assert err.startswith(f"ascendc-conformance: error: {path}: ") and words in err and err.count("\n") == 1, err
 
 
-def test_a_packs_large_region_is_saved_as_its_recipe_without_being_made(tmp_path: Path) -> None:
-    """A pack's case carries its regions' recipes: a large one is saved as its recipe (a small one as its bytes),
-    whatever regions were made since, and its bytes are not made to save it."""
+def test_a_packs_regions_are_saved_as_their_recipes_without_being_made(tmp_path: Path) -> None:
+    """A pack's case carries its regions' recipes: each is saved as its recipe, large or small, whatever regions
+    were made since, and its bytes are not made to save it; read back, each region keeps its recipe (`replay`
+    sends it so to a target announcing region-fill, as the run did)."""
     from ascendc_conformance.format.case import RecipeRegion
     from ascendc_conformance.format.fill import LARGE_FILL_BYTES, Fill
     plain = Case.from_json(saved_case())
@@ -108,6 +109,9 @@ def test_a_packs_large_region_is_saved_as_its_recipe_without_being_made(tmp_path
     path = replay.save(tmp_path, "test_legal[x]", case, Result(ResultStatus.OK), None,
                        {"outcome": "fail", "message": "memory differs", "reading": "seed"}, "reference")
     saved = json.loads(path.read_text())["case"]["memory"]
-    assert saved["GM"] == {"address": 0, "fill": Fill(5, LARGE_FILL_BYTES).to_json()} and "data" in saved["UB"]
+    assert saved == {"GM": {"address": 0, "fill": Fill(5, LARGE_FILL_BYTES).to_json()},
+                     "UB": {"address": 0, "fill": Fill(6, 64).to_json()}}
     assert "data" not in vars(large)
-    assert replay.load(path).case == case
+    loaded = replay.load(path).case
+    assert loaded == case and {name: region.fill for name, region in loaded.memory.items()} == {
+        "GM": Fill(5, LARGE_FILL_BYTES), "UB": Fill(6, 64)}

@@ -50,6 +50,16 @@ def test_a_region_sent_by_its_recipe_is_read_as_the_same_bytes(seeds: tuple[int,
     assert all("data" in region for region in case.to_json()["memory"].values())   # recipes only when asked
 
 
+def test_a_case_in_bytes_is_the_same_case_sent_without_its_recipes() -> None:
+    """The twin that tells a wrong region-fill from a wrong call (runner.checker): equal to its case, every region
+    sent as its bytes even where recipes are asked for."""
+    case = with_recipes(LEGAL, (3, 4))
+    twin = case.in_bytes()
+    assert case.by_recipe and not twin.by_recipe and twin == case
+    assert all(set(region) == {"address", "data"} for region in twin.to_json(recipes=True)["memory"].values())
+    assert Case.from_json(twin.to_json(recipes=True)) == case
+
+
 def test_a_packs_region_is_made_only_when_its_bytes_are_read_and_equals_the_bytes_it_makes() -> None:
     fill = Fill(99, 4096)
     region = RecipeRegion(64, fill)
