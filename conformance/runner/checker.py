@@ -324,8 +324,10 @@ class Checker:
         shrinks each cause it is shown, and its shrinking costs draws even where the target is no longer
         asked), while the run's budget lasts, and never a hang or a crash (each try costs a timeout or a
         restart), nor a flaky one (which bytes go wrong is chance). The other causes are reported with their
-        smallest drawn case."""
-        if record.kind is TestKind.SMOKE:   # never shrunk (two cases): the cause's first full test shrinks it
+        smallest drawn case. A smoke test's failure (two cases) and a heavy test's (every shrink candidate moves
+        tens of MiB and keeps the bound the test pins: ten seconds before its failure was reported) are never
+        shrunk, and leave the cause to the next full test that shows it."""
+        if record.kind is TestKind.SMOKE or record.heavy:
             return
         key = state.cause.shrink_key
         shrunk_here = sum(other.shrinking for other in record.causes.values())

@@ -325,6 +325,7 @@ def ascendc_record(request: pytest.FixtureRequest, ascendc_run: RunSession) -> I
     baseline = ascendc_run.baseline
     record = CheckRecord(test_id=request.node.name, kind=kind,
                          budget=ascendc_run.selection.budget(request.node.name, kind),
+                         heavy=request.node.name in ascendc_run.selection.heavy,
                          known=baseline.keys if baseline is not None else frozenset())
     yield record
     ascendc_run.checker.finished(record)

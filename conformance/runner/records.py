@@ -89,6 +89,7 @@ class CheckRecord(ShortRepr):
     test_id: str
     kind: TestKind
     budget: int
+    heavy: bool = False   # its every case moves tens of MiB (strategies.pinned): its failures are not shrunk
     subject: Subject = field(default_factory=lambda: Subject())
     counts: Counter[Outcome] = field(default_factory=Counter)
     tags: Counter[str] = field(default_factory=Counter)
