@@ -56,6 +56,17 @@ def legal_transfer(call: Call, ignore: frozenset[str] = frozenset()) -> Transfer
     return None if isinstance(judged, Result) else judged[0]
 
 
+def legal_plan(case: Case, spec: Spec, reading: Reading | None = None) -> tuple[Call, Transfer] | None:
+    """The call and what it moves when the reference answers the case ok under `reading` (None otherwise: as
+    `expect`'s status says), without making its memory image (reference.explain)."""
+    try:
+        call = resolve(case, spec, reading)
+    except CaseError:
+        return None
+    judged = _judged(call, frozenset())
+    return None if isinstance(judged, Result) else (call, judged[0])
+
+
 def _judged(call: Call, ignore: frozenset[str]) -> Result | tuple[Transfer, moves.Extents, tuple[str, ...]]:
     """The call's rejection or unspecified outcome, or (the transfer, its extents, the disputed rules its
     legal outcome depends on); rules in `ignore` are judged as if they held."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ascendc_conformance.format.case import Case, ResultStatus
-from ascendc_conformance.reference import expect
+from ascendc_conformance.format.case import Case
+from ascendc_conformance.reference import legal_plan
 from ascendc_conformance.reference.api_contract import module_for
-from ascendc_conformance.reference.call import Call, resolve
+from ascendc_conformance.reference.call import Call
 from ascendc_conformance.reference.transfer import byte_addresses
 from ascendc_conformance.spec.model import Reading, Spec
 
@@ -74,10 +74,10 @@ class Explanation:
 def explain(case: Case, spec: Spec, reading: Reading | None = None) -> Explanation | None:
     """The bytes the call of `case` touches under `reading` (default: the seed reading), or None when the
     reference does not answer "ok" for it."""
-    if expect(case, spec, reading=reading).status is not ResultStatus.OK:
+    legal = legal_plan(case, spec, reading)
+    if legal is None:
         return None
-    call = resolve(case, spec, reading)
-    transfer = module_for(call.api).plan(call)
+    call, transfer = legal
     return Explanation(dst_memory=call.memory("dst"), dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
                        src_memory=call.memory("src"), src_addresses=byte_addresses(call, "src", transfer.src_elements),
                        call=call)

@@ -17,9 +17,10 @@ byte counts count only the bytes that really differ. Everything is vectorised nu
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -46,14 +47,25 @@ class Run:
     kind: str
     expected: str       # hex of the first SHOW_BYTES expected bytes ("…" when the run is longer)
     actual: str
-    location: str       # Explanation.locate() of the first byte ("" without an explanation)
-    differing: int = -1  # bytes of [start, stop) that differ (fewer than its length when an element
-    #                      differs in part or runs were bridged)
-    misplaced: str = ""  # where the run's bytes belong, when they are the call's bytes put in the wrong place
+    differing: int      # bytes of [start, stop) that differ (fewer than its length when an element differs in
+    #                     part or runs were bridged)
+    described: Callable[[], tuple[str, str]] = field(repr=False, compare=False)
+    # (location, misplaced), worked out when first asked: a failing case's diff keeps up to MAX_RUNS runs, and
+    # naming each costs the API's locate; only a recorded failure's runs are all shown
 
-    def __post_init__(self) -> None:
-        if self.differing < 0:
-            object.__setattr__(self, "differing", self.stop - self.start)
+    @cached_property
+    def _where(self) -> tuple[str, str]:
+        return self.described()
+
+    @property
+    def location(self) -> str:
+        """Explanation.locate() of the run's first byte ("" without an explanation)."""
+        return self._where[0]
+
+    @property
+    def misplaced(self) -> str:
+        """Where the run's bytes belong, when they are the call's bytes put in the wrong place ("" otherwise)."""
+        return self._where[1]
 
     @property
     def length(self) -> int:
@@ -86,10 +98,12 @@ class Diff:
     def __bool__(self) -> bool:
         return self.total_runs > 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, max_runs: int | None = None) -> dict[str, Any]:
+        """The diff v1 dict, with every run it keeps or the first `max_runs` (each run shown is located)."""
+        runs = self.runs[:max_runs]
         return {"differing_bytes": self.differing_bytes, "total_runs": self.total_runs,
                 "bytes_by_class": dict(self.bytes_by_class), "runs_by_class": dict(self.runs_by_class),
-                "runs": [run.to_json() for run in self.runs], "truncated": len(self.runs) < self.total_runs}
+                "runs": [run.to_json() for run in runs], "truncated": len(runs) < self.total_runs}
 
 
 def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], actual: Mapping[str, Region],
@@ -127,12 +141,10 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         byte_counts += np.bincount(classes[differs], minlength=len(CLASSES))
         run_counts += np.bincount(kinds, minlength=len(CLASSES))
         for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
-            location = explanation.locate(address + start, memory_of(name)) if explanation is not None else ""
-            misplaced = (_misplacement(want, got[start:stop], address, start, explanation, memory_of(name))
-                         if len(runs) < RENDER_RUNS and kind in (OUTSIDE, WRONG) else "")
             runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
-                            _hex(got[start:stop]), location, int(np.count_nonzero(differs[start:stop])),
-                            misplaced))
+                            _hex(got[start:stop]), int(np.count_nonzero(differs[start:stop])),
+                            partial(_described, want, got, address, start, stop, explanation, memory_of(name),
+                                    misplaced=len(runs) < RENDER_RUNS and kind in (OUTSIDE, WRONG))))
     return Diff(tuple(runs), total,
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, byte_counts) if n}),
                 MappingProxyType({k: int(n) for k, n in zip(CLASSES, run_counts) if n}))
@@ -181,6 +193,8 @@ def _keys(*elements: np.ndarray) -> list[np.ndarray]:
 
 def _same_multiset(want: np.ndarray, got: np.ndarray) -> bool:
     a, b = _keys(want, got)
+    if int(a.astype(np.uint64).sum()) != int(b.astype(np.uint64).sum()):   # no sort where the sums tell
+        return False
     return bool(np.array_equal(np.sort(a), np.sort(b)))
 
 
@@ -193,11 +207,15 @@ def _permuted_runs(written: np.ndarray, differs: np.ndarray, want: np.ndarray, g
     ends = written[index, -1] + 1
     run = np.concatenate([[0], np.cumsum(starts[1:] != ends[:-1])])
     a, b = _keys(want[index], got[index])
+    mask = np.zeros(len(written), dtype=bool)
+    sizes = np.bincount(run)
+    firsts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    sums_agree = np.add.reduceat(a.astype(np.uint64), firsts) == np.add.reduceat(b.astype(np.uint64), firsts)
+    if not (sums_agree & (sizes > 1)).any():   # keys summed modulo 2**64: a run they differ in is no permutation
+        return mask
     a_sorted, b_sorted = a[np.lexsort((a, run))], b[np.lexsort((b, run))]
     mismatched = np.bincount(run, weights=(a_sorted != b_sorted), minlength=run[-1] + 1 if run.size else 0)
-    sizes = np.bincount(run)
     good_runs = (mismatched == 0) & (sizes > 1)
-    mask = np.zeros(len(written), dtype=bool)
     mask[index[good_runs[run]]] = True
     return mask
 
@@ -222,6 +240,14 @@ def _runs(classes: np.ndarray, written: np.ndarray) -> tuple[np.ndarray, np.ndar
         starts, kinds = starts[np.concatenate([[True], ~bridge])], kinds[np.concatenate([[True], ~bridge])]
         stops = stops[np.concatenate([~bridge, [True]])]
     return starts, stops, kinds
+
+
+def _described(want: np.ndarray, got: np.ndarray, address: int, start: int, stop: int,
+               explanation: Explanation | None, memory: str, *, misplaced: bool) -> tuple[str, str]:
+    """A run's location and, where asked (`misplaced`: one of the first RENDER_RUNS runs, of a class that may be
+    bytes put in the wrong place), where its bytes belong."""
+    location = explanation.locate(address + start, memory) if explanation is not None else ""
+    return location, _misplacement(want, got[start:stop], address, start, explanation, memory) if misplaced else ""
 
 
 def _misplacement(want: np.ndarray, got: np.ndarray, address: int, start: int, explanation: Explanation | None,
