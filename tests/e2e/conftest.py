@@ -19,8 +19,8 @@ def cpp_target() -> Path:
     with open(build / "build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = subprocess.run(["bash", str(EXAMPLE / "build.sh")], capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, ("examples/cpp/build.sh failed; it needs g++, cmake and nlohmann-json3-dev "
-                                  f"(.ci/run installs them):\n{done.stderr[-3000:]}")
+    assert done.returncode == 0, ("examples/cpp/build.sh failed; it needs g++, cmake and nlohmann-json3-dev, and "
+                                  f"libssl-dev for region-digest (.ci/run installs them):\n{done.stderr[-3000:]}")
     binary = Path(done.stdout.strip().splitlines()[-1])
     assert binary.is_file(), done.stdout
     return binary

@@ -1,8 +1,11 @@
 """The C++ exec target of examples/cpp, built by its build.sh: it declares exactly atlas-a2's 32-byte DataCopy
 routes, conforms on them under `run --profile ci --seed 7` (every other test not-supported), keeps serving
-through malformed requests, reads regions given by their fill recipes, and its deliberate bug (`--bug dstgap-ignored`) is caught."""
+through malformed requests, reads regions given by their fill recipes, answers
+regions by digest when asked, and its deliberate bug (`--bug dstgap-ignored`) is caught."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shlex
 import subprocess
@@ -126,6 +129,25 @@ def test_it_reads_regions_given_by_their_fill_recipes(cpp_target: Path) -> None:
     assert {k: v for k, v in answers[0].items() if k != "id"} == expect_json(as_bytes) == \
         {k: v for k, v in answers[2].items() if k != "id"}
     assert answers[1]["status"] == "error" and "case.memory.UB.fill.size" in answers[1]["message"], answers[1]
+
+
+def test_it_answers_its_regions_by_digest_when_asked(cpp_target: Path) -> None:
+    """Built with OpenSSL (.ci/run installs libssl-dev), it announces region-digest: asked `"digest": "sha256"`, its
+    ok answer gives each region as the SHA-256 of the bytes it answers when not asked; a rejection stays one."""
+    hello, = converse(cpp_target, json.dumps({"id": 1, "op": "hello", "protocol": 1}))
+    assert "region-digest" in hello["extensions"], hello["extensions"]
+    legal = make_case(API, PRODUCT, ("GM", "half", 2), ("VECIN", "half", 32),
+                      {"blockCount": 2, "blockLen": 1, "srcGap": 1, "dstGap": 2},
+                      {"GM": (2, sentinel(100, 3)), "UB": (0, sentinel(230, 5))})
+    illegal = {**legal, "params": {**legal["params"], "blockCount": 0}}
+    plain, digested, rejected = converse(cpp_target, *(json.dumps({"id": n, "op": "execute", "case": case, **asked})
+                                                      for n, (case, asked) in enumerate(
+                                                          ((legal, {}), (legal, {"digest": "sha256"}),
+                                                           (illegal, {"digest": "sha256"})), start=2)))
+    assert plain["status"] == digested["status"] == "ok" and rejected["status"] == "rejected"
+    assert digested["memory"] == {name: {"address": region["address"],
+                                         "sha256": hashlib.sha256(base64.b64decode(region["data"])).hexdigest()}
+                                  for name, region in plain["memory"].items()}
 
 
 def test_its_deliberate_bug_is_caught(cpp_target: Path, tmp_path: Path) -> None:

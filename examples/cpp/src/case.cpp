@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "base64.hpp"
+#include "digest.hpp"
 #include "fill.hpp"
 
 namespace example {
@@ -118,9 +119,15 @@ Case parse_case(const json& raw) {
     return result;
 }
 
-json memory_json(const std::map<std::string, Region>& memory) {
+json memory_json(const std::map<std::string, Region>& memory, bool digests) {
     json out = json::object();
     for (const auto& [name, region] : memory) {
+        if constexpr (kRegionDigest) {
+            if (digests) {
+                out[name] = {{"address", region.address}, {"sha256", sha256_hex(region.bytes)}};
+                continue;
+            }
+        }
         out[name] = {{"address", region.address}, {"data", base64_encode(region.bytes)}};
     }
     return out;

@@ -51,7 +51,8 @@ struct Case {
 // Read a case; throws MalformedCase naming the first key that is missing or of the wrong type.
 Case parse_case(const nlohmann::json& raw);
 
-// The "memory" object of an ok answer: every region, same address and length, data in base64.
-nlohmann::json memory_json(const std::map<std::string, Region>& memory);
+// The "memory" object of an ok answer: every region, same address and length, data in base64; or, `digests`
+// (the request asked for them: region-digest), each region's SHA-256 instead of its data.
+nlohmann::json memory_json(const std::map<std::string, Region>& memory, bool digests = false);
 
 }  // namespace example

@@ -42,7 +42,8 @@ enum class Bug {
 
 // The answer to one case: {"status": "ok", "memory": {...}} with every region of the case (the destination's
 // written), or {"status": "rejected", "rules": [...], "message": "..."} naming every rule the call breaks.
-// Throws MalformedCase or NotImplemented for what becomes an error answer.
-nlohmann::json execute(Case call, Bug bug);
+// Throws MalformedCase or NotImplemented for what becomes an error answer. `digests`: the ok answer's regions as
+// their SHA-256 (region-digest).
+nlohmann::json execute(Case call, Bug bug, bool digests = false);
 
 }  // namespace example

@@ -12,6 +12,7 @@
 
 #include "case.hpp"
 #include "datacopy.hpp"
+#include "digest.hpp"
 
 namespace {
 
@@ -22,6 +23,14 @@ constexpr int kProtocol = 1;
 
 json error(const std::string& message) {
     return {{"status", "error"}, {"message", message}};
+}
+
+// nlohmann-json reads 64-bit integers exactly; a region may come as its fill recipe (fill.hpp); built with
+// OpenSSL, an answer's regions may go as their SHA-256 (digest.hpp).
+json extensions() {
+    json announced = json::array({"int64", "region-fill"});
+    if (example::kRegionDigest) announced.push_back("region-digest");
+    return announced;
 }
 
 // The hello answer: what this target is, and exactly what it implements (one `implements` entry per
@@ -45,8 +54,7 @@ json hello(Bug bug) {
             {"products", json::array({example::kProduct})},
             {"apis", json::array({example::kApi})},
             {"implements", implements},
-            // nlohmann-json reads 64-bit integers exactly; a region may come as its fill recipe (fill.hpp)
-            {"extensions", json::array({"int64", "region-fill"})},
+            {"extensions", extensions()},
             {"limits", {{"checks_regions", true}}}};
 }
 
@@ -64,7 +72,9 @@ json answer(const json& request, Bug bug) {
         auto found = request.find("case");
         if (found == request.end() || !found->is_object()) return error("execute request needs \"case\" as an object");
         try {
-            return example::execute(example::parse_case(*found), bug);
+            // region-digest: {"digest": "sha256"} asks for the ok answer's regions as their SHA-256
+            const bool digests = example::kRegionDigest && request.value("digest", json()) == "sha256";
+            return example::execute(example::parse_case(*found), bug, digests);
         } catch (const example::MalformedCase& problem) {
             return error(problem.what());
         } catch (const example::NotImplemented& problem) {
