@@ -132,7 +132,8 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
         written = np.zeros(want.size, dtype=bool)
         if explanation is not None and explanation.dst_memory == memory_of(name):   # a region of the destination
             offsets = (explanation.dst_addresses - np.uint64(address)).astype(np.int64)   # below: negative
-            offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
+            if offsets.size and (offsets.min() < 0 or offsets.max() >= want.size):   # elements past the region
+                offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
             written[offsets.ravel()] = True
         classes = classify(old, want, got, offsets)
         starts, stops, kinds = _runs(classes, written)
