@@ -70,8 +70,8 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
     hypothesis the case demonstrates, if its cause has one. A region of a pack's case, and a large GM region (tens
     of MiB) a recipe made, is saved as its fill recipe in the case, and a large one as its size and SHA-256 in the
     results (`compact`): the file stays small, and `replay` makes the bytes again (and sends the recipe to a target
-    announcing region-fill, as the run did: a wrong fill of it shows again). Written atomically (format.files): a full disk leaves the previous file or none, never
-    half of one; its OSError is the caller's."""
+    announcing region-fill, as the run did: a wrong fill of it shows again). Written atomically (format.files): a
+    full disk leaves the previous file or none, never half of one; its OSError is the caller's."""
     directory.mkdir(parents=True, exist_ok=True)
     data = {"replay_format": REPLAY_FORMAT, "test_id": test_id, "target": target, "case": _case_json(case),
             "expected": compact(expected), "actual": kept(compact(actual)), "verdict": dict(verdict)}
@@ -83,7 +83,7 @@ def save(directory: Path, test_id: str, case: Case, expected: Result, actual: Re
 
 def _case_json(case: Case) -> dict[str, Any]:
     """A case as a replay keeps it: a region known by its recipe (a pack's), or large and made by one, as it."""
-    recipes = {name: fill for name, region in case.memory.items() if (fill := _large_recipe(region)) is not None}
+    recipes = {name: fill for name, region in case.memory.items() if (fill := _recipe_of(region)) is not None}
     data = replace(case, memory=MappingProxyType({name: region for name, region in case.memory.items()
                                                   if name not in recipes})).to_json()
     data["memory"] = {name: ({"address": region.address, "fill": recipes[name].to_json()} if name in recipes
@@ -91,7 +91,7 @@ def _case_json(case: Case) -> dict[str, Any]:
     return data
 
 
-def _large_recipe(region: Region) -> Fill | None:
+def _recipe_of(region: Region) -> Fill | None:
     """The recipe a replay gives a region by: the one it carries (a pack's case, whatever its size), or, for a
     large one, the one that last made its bytes."""
     return region.fill if region.fill is not None else made_by(region.data)
