@@ -178,9 +178,10 @@ class Checker:
     def _fill_judged(self, record: CheckRecord, packed: PackedCase, case: Case, verdict: Verdict,
                      send: Callable[[Case], Answer]) -> Verdict:
         """A pack's failing case sent by its regions' fill recipes (the target announces REGION_FILL) is sent
-        again with its regions in bytes, the one thing put right: where that twin passes, the failure is the
-        target's region-fill, not the call (`Verdict.fill_wrong`). Not asked of a flaky answer or a timeout
-        (another one), nor again in a test where such a twin failed too (the call is wrong there)."""
+        again with its regions in bytes, the one thing put right: where that twin passes (a disputed answer to it
+        is no pass: it proves nothing of the fill), the failure is the target's region-fill, not the call
+        (`Verdict.fill_wrong`). Not asked of a flaky answer or a timeout (another one), nor again in a test where
+        such a twin did not pass (the call is wrong there)."""
         if (not verdict.is_failure or verdict.outcome in (Outcome.FLAKY, Outcome.TIMEOUT) or record.fill_cleared
                 or REGION_FILL not in self.target.hello.extensions or not case.by_recipe):
             return verdict
@@ -189,7 +190,7 @@ class Checker:
                                           rule_naming=self.settings.rule_naming, spec=self.spec, rule=record.rule,
                                           ask=lambda question: self.twins.ask(question, twin),
                                           in_full=lambda: send(twin), diagnose=False)
-        if twin_verdict.is_failure:
+        if twin_verdict.outcome is not Outcome.PASS:
             record.fill_cleared = True
             return verdict
         return replace(verdict, fill_wrong=True, message=f"{verdict.message}; {FILL_WRONG}")

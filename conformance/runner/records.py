@@ -99,7 +99,7 @@ class CheckRecord(ShortRepr):
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
     unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
     questions: int = 0   # questions the diagnosis asked the target (runner.diagnosing: QUESTIONS)
-    fill_cleared: bool = False   # a pack case's twin in bytes failed too: its region-fill is not asked about again
+    fill_cleared: bool = False   # a pack case's twin in bytes did not pass: its region-fill is not asked about again
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
     skipped_reason: str | None = None
