@@ -1,13 +1,16 @@
-"""Where a legal call reads and writes, byte by byte, and which part of its parameters each written byte belongs to.
+"""Where a legal call writes, byte by byte, and which part of its parameters each written byte belongs to.
 
-`explain(case)` turns a case the reference answers "ok" into an `Explanation`: the absolute address of every
-byte the call writes (and reads), shaped (elements, size) in the API's plan order, and a `locate(address)`
-that names the burst / row / fractal behind a destination byte ("burst 1 (of 2), element 5, byte 1"). The
-verdict layer uses it to tell a byte the call must not touch from one it must write (ascendc_conformance.judge.diff).
+`explain(case)` turns a case the reference answers "ok" into an `Explanation`: the absolute address of the first
+byte of every element the call writes, in the API's plan order, the address of every byte of them when asked,
+and a `locate(address)` that names the burst / row / fractal behind a destination byte ("burst 1
+(of 2), element 5, byte 1"). The verdict layer uses it to tell a byte the call must not touch from one it must
+write (ascendc_conformance.judge.diff), element by element: the bytes' addresses (eight bytes of index for each
+byte moved) are worked out only where a difference is located.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -15,23 +18,39 @@ from ascendc_conformance.format.case import Case
 from ascendc_conformance.reference import legal_plan
 from ascendc_conformance.reference.api_contract import module_for
 from ascendc_conformance.reference.call import Call
-from ascendc_conformance.reference.transfer import byte_addresses
+from ascendc_conformance.reference.transfer import Transfer, element_addresses
 from ascendc_conformance.spec.model import Reading, Spec
 
 
 @dataclass(frozen=True, eq=False)
 class Explanation:
-    """The bytes one legal call touches. Addresses are absolute; row i of either array is element i of the plan."""
+    """The elements one legal call touches, worked out when first asked. Addresses are absolute; entry i of any
+    array is element i of the plan."""
 
-    dst_memory: str
-    dst_addresses: np.ndarray
-    src_memory: str
-    src_addresses: np.ndarray
     call: Call = field(repr=False)
-    _sorted: np.ndarray = field(init=False, repr=False)
+    transfer: Transfer = field(repr=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_sorted", np.sort(self.dst_addresses.ravel()))
+    @property
+    def dst_memory(self) -> str:
+        return self.call.memory("dst")
+
+    @property
+    def src_memory(self) -> str:
+        return self.call.memory("src")
+
+    @cached_property
+    def dst_starts(self) -> np.ndarray:
+        """The address of the first byte of each destination element, as uint64."""
+        return element_addresses(self.call, "dst", self.transfer.dst_elements)
+
+    @cached_property
+    def dst_addresses(self) -> np.ndarray:
+        """The address of every byte the call writes, shaped (elements, size), as uint64."""
+        return self.dst_starts[:, None] + np.arange(self.dst_size, dtype=np.uint64)
+
+    @cached_property
+    def _sorted(self) -> np.ndarray:
+        return np.sort(self.dst_addresses.ravel())
 
     @property
     def dst_size(self) -> int:
@@ -78,6 +97,4 @@ def explain(case: Case, spec: Spec, reading: Reading | None = None) -> Explanati
     if legal is None:
         return None
     call, transfer = legal
-    return Explanation(dst_memory=call.memory("dst"), dst_addresses=byte_addresses(call, "dst", transfer.dst_elements),
-                       src_memory=call.memory("src"), src_addresses=byte_addresses(call, "src", transfer.src_elements),
-                       call=call)
+    return Explanation(call=call, transfer=transfer)

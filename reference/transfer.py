@@ -168,12 +168,16 @@ def _extent(memory: str, address: int, size: int, span: tuple[int, int] | None) 
     return None if span is None else Extent(memory, address + span[0] * size, address + (span[1] + 1) * size)
 
 
+def element_addresses(call: Call, operand: str, elements: np.ndarray) -> np.ndarray:
+    """Absolute address of the first byte of every element, as uint64: GM addresses reach 2**64 - 1, and modular
+    arithmetic keeps an access below a tensor's start right."""
+    return np.uint64(call.operand(operand).address) + (elements * call.dtype(operand).size).astype(np.uint64)
+
+
 def byte_addresses(call: Call, operand: str, elements: np.ndarray) -> np.ndarray:
-    """Absolute byte address of every byte of every element, shaped (elements, size), as uint64: GM addresses
-    reach 2**64 - 1, and modular arithmetic keeps an access below a tensor's start right."""
+    """Absolute byte address of every byte of every element, shaped (elements, size), as uint64."""
     size = call.dtype(operand).size
-    offsets = (elements[:, None] * size + np.arange(size)).astype(np.uint64)
-    return np.uint64(call.operand(operand).address) + offsets
+    return element_addresses(call, operand, elements)[:, None] + np.arange(size, dtype=np.uint64)
 
 
 def overlaps(call: Call, transfer: Transfer, src: Extent | None, dst: Extent | None) -> bool:

@@ -128,20 +128,18 @@ def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], ac
             continue                              # of a case's bytes, and every pass below is over every byte)
         address = regions[0].address
         old, want, got = (np.frombuffer(r.data, dtype=np.uint8) for r in regions)
-        offsets = None
-        written = np.zeros(want.size, dtype=bool)
-        if explanation is not None and explanation.dst_memory == memory_of(name):   # a region of the destination
-            offsets = (explanation.dst_addresses - np.uint64(address)).astype(np.int64)   # below: negative
-            if offsets.size and (offsets.min() < 0 or offsets.max() >= want.size):   # elements past the region
-                offsets = offsets[((offsets >= 0) & (offsets < want.size)).all(axis=1)]
-            written[offsets.ravel()] = True
-        classes = classify(old, want, got, offsets)
-        starts, stops, kinds = _runs(classes, written)
+        elements = (_Elements.within(explanation.dst_starts, address, want.size, explanation.dst_size)
+                    if explanation is not None and explanation.dst_memory == memory_of(name) else None)
         differs = want != got
-        total += starts.size
+        classes = classify(differs, old, want, got, elements)
+        written = np.zeros(want.size, dtype=bool)
+        if elements is not None:
+            elements.fill(written.view(np.uint8), np.ones(1, dtype=np.uint8))
+        firsts, stops, kinds = _runs(classes, written)
+        total += firsts.size
         byte_counts += np.bincount(classes[differs], minlength=len(CLASSES))
         run_counts += np.bincount(kinds, minlength=len(CLASSES))
-        for start, stop, kind in zip(starts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
+        for start, stop, kind in zip(firsts[:max(max_runs - len(runs), 0)].tolist(), stops.tolist(), kinds.tolist()):
             runs.append(Run(name, address + start, address + stop, CLASSES[kind], _hex(want[start:stop]),
                             _hex(got[start:stop]), int(np.count_nonzero(differs[start:stop])),
                             partial(_described, want, got, address, start, stop, explanation, memory_of(name),
@@ -158,86 +156,113 @@ def diff_case(case: Case, expected: Mapping[str, Region], actual: Mapping[str, R
     return diff_memory(case.memory, expected, actual, explain(case, spec, reading), max_runs=max_runs)
 
 
-def classify(before: np.ndarray, expected: np.ndarray, actual: np.ndarray, written: np.ndarray | None) -> np.ndarray:
-    """The class index of every byte of one region (-1 where actual equals expected).
+def classify(differs: np.ndarray, before: np.ndarray, expected: np.ndarray, actual: np.ndarray,
+             written: _Elements | None) -> np.ndarray:
+    """The class index of every byte of one region (-1 where actual equals expected: `differs` is False).
 
-    `written` holds the region offsets of the bytes the call writes, one row per destination element.
+    `written`: the destination elements the call writes in the region (None for a region it does not write).
     """
-    differs = expected != actual
-    classes = np.where(differs, OUTSIDE, -1).astype(np.int8)
-    if written is None or written.size == 0:
+    classes = np.where(differs, np.int8(OUTSIDE), np.int8(-1))
+    if written is None:
         return classes
-    element_differs = differs[written].any(axis=1)
+    want, got, old = (written.of(data) for data in (expected, actual, before))
+    element_differs = want != got
     if not element_differs.any():
         return classes
-    want, got = expected[written], actual[written]
-    kinds = np.where((got == before[written]).all(axis=1), UNWRITTEN, WRONG).astype(np.int8)
+    kinds = np.where(got == old, np.uint8(UNWRITTEN), np.uint8(WRONG))
     if _same_multiset(want, got):
         kinds[:] = PERMUTED
     else:
-        kinds[_permuted_runs(written, element_differs, want, got)] = PERMUTED
-    rows = written[element_differs]
-    classes[rows] = kinds[element_differs][:, None]
+        kinds[_permuted_runs(written.starts, written.size, element_differs, want, got)] = PERMUTED
+    written.fill(classes.view(np.uint8), kinds[element_differs], element_differs)
     return classes
 
 
-def _keys(*elements: np.ndarray) -> list[np.ndarray]:
-    """One integer per element (row of bytes), equal exactly when the bytes are equal."""
-    size = elements[0].shape[1]
-    if size in (1, 2, 4, 8):
-        return [np.ascontiguousarray(e).view(f"<u{size}").ravel() for e in elements]
-    _, inverse = np.unique(np.concatenate(elements), axis=0, return_inverse=True)
-    inverse = inverse.ravel()
-    bounds = np.cumsum([0] + [len(e) for e in elements])
-    return [inverse[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+@dataclass(frozen=True)
+class _Elements:
+    """Elements of `size` bytes at region offsets `starts`, all alike modulo `size` (one operand's): the region's
+    bytes read `size` at a time from `shift` hold element i at `places[i]`."""
+
+    starts: np.ndarray
+    size: int
+    shift: int
+    places: np.ndarray
+
+    @classmethod
+    def within(cls, addresses: np.ndarray, address: int, length: int, size: int) -> "_Elements | None":
+        """The elements at `addresses` (of their first bytes) lying wholly in the region of `length` bytes at
+        `address`; None if there is none."""
+        starts = (addresses - np.uint64(address)).astype(np.int64)   # below the region: negative
+        if starts.size and (starts.min() < 0 or starts.max() > length - size):   # elements past the region
+            starts = starts[(starts >= 0) & (starts <= length - size)]
+        if not starts.size:
+            return None
+        shift = int(starts[0]) % size
+        return cls(starts=starts, size=size, shift=shift, places=(starts - shift) // size)
+
+    def _lined(self, data: np.ndarray) -> np.ndarray:
+        """The bytes `data` of the region as little-endian integers of `size` bytes, from `shift`."""
+        return data[self.shift:self.shift + (data.size - self.shift) // self.size * self.size].view(f"<u{self.size}")
+
+    def of(self, data: np.ndarray) -> np.ndarray:
+        """Each element of the region's bytes `data`, as one integer (equal exactly when the bytes are equal)."""
+        return self._lined(data)[self.places]
+
+    def fill(self, data: np.ndarray, values: np.ndarray, where: np.ndarray | slice = slice(None)) -> None:
+        """Set every byte of each element (of those `where` picks) in the region's bytes `data` to its value in
+        `values` (one byte each, or one for all)."""
+        ones = int.from_bytes(b"\x01" * self.size, "little")
+        self._lined(data)[self.places[where]] = values.astype(f"<u{self.size}") * np.array(ones, f"<u{self.size}")
 
 
 def _same_multiset(want: np.ndarray, got: np.ndarray) -> bool:
-    a, b = _keys(want, got)
-    if int(a.astype(np.uint64).sum()) != int(b.astype(np.uint64).sum()):   # no sort where the sums tell
+    if int(want.sum(dtype=np.uint64)) != int(got.sum(dtype=np.uint64)):   # no sort where the sums tell
         return False
-    return bool(np.array_equal(np.sort(a), np.sort(b)))
+    return bool(np.array_equal(np.sort(want), np.sort(got)))
 
 
-def _permuted_runs(written: np.ndarray, differs: np.ndarray, want: np.ndarray, got: np.ndarray) -> np.ndarray:
+def _permuted_runs(starts: np.ndarray, size: int, differs: np.ndarray, want: np.ndarray,
+                   got: np.ndarray) -> np.ndarray:
     """Mask of elements lying in a contiguous run of differing written elements whose actual values are a
-    permutation of the expected ones."""
+    permutation of the expected ones (`starts`: each element's offset, `want`/`got`: its value)."""
     index = np.flatnonzero(differs)
-    index = index[np.argsort(written[index, 0], kind="stable")]
-    starts = written[index, 0]
-    ends = written[index, -1] + 1
-    run = np.concatenate([[0], np.cumsum(starts[1:] != ends[:-1])])
-    a, b = _keys(want[index], got[index])
-    mask = np.zeros(len(written), dtype=bool)
+    firsts = starts[index]
+    if (firsts[1:] < firsts[:-1]).any():   # in address order (the plan's order mostly is)
+        index = index[np.argsort(firsts, kind="stable")]
+        firsts = starts[index]
+    run = np.concatenate([[0], np.cumsum(firsts[1:] != firsts[:-1] + size)])
+    a, b = want[index], got[index]
+    mask = np.zeros(len(starts), dtype=bool)
     sizes = np.bincount(run)
-    firsts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    sums_agree = np.add.reduceat(a.astype(np.uint64), firsts) == np.add.reduceat(b.astype(np.uint64), firsts)
-    if not (sums_agree & (sizes > 1)).any():   # keys summed modulo 2**64: a run they differ in is no permutation
+    heads = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    sums_agree = (np.add.reduceat(a.astype(np.uint64), heads) == np.add.reduceat(b.astype(np.uint64), heads))
+    candidates = sums_agree & (sizes > 1)   # values summed modulo 2**64: a run they differ in is no permutation
+    if not candidates.any():
         return mask
+    chosen = candidates[run]   # only the candidate runs' elements are sorted
+    index, run, a, b = index[chosen], run[chosen], a[chosen], b[chosen]
     a_sorted, b_sorted = a[np.lexsort((a, run))], b[np.lexsort((b, run))]
-    mismatched = np.bincount(run, weights=(a_sorted != b_sorted), minlength=run[-1] + 1 if run.size else 0)
-    good_runs = (mismatched == 0) & (sizes > 1)
-    mask[index[good_runs[run]]] = True
+    mismatched = np.bincount(run, weights=(a_sorted != b_sorted), minlength=sizes.size)
+    mask[index[(mismatched == 0)[run]]] = True
     return mask
 
 
 def _runs(classes: np.ndarray, written: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Runs of one class >= 0 (region offsets start, stop and the class of each), bridged over at most
     BRIDGE_BYTES matching bytes when both sides have the same class and `written` is constant across."""
-    index = np.flatnonzero(classes >= 0)
-    if index.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
-    breaks = np.flatnonzero((np.diff(index) != 1) | (np.diff(classes[index]) != 0)) + 1
-    first = np.concatenate([[0], breaks])
-    last = np.concatenate([breaks - 1, [index.size - 1]])
-    starts, stops, kinds = index[first], index[last] + 1, classes[index[first]].astype(np.int64)
+    edges = np.flatnonzero(classes[1:] != classes[:-1]) + 1   # where the class changes
+    bounds = np.concatenate([[0], edges, [classes.size]])
+    differing = classes[bounds[:-1]] >= 0
+    starts, stops = bounds[:-1][differing], bounds[1:][differing]
+    kinds = classes[starts].astype(np.int64)
     if starts.size > 1:
-        prefix = np.concatenate([[0], np.cumsum(written, dtype=np.int32)])   # a region is under 2 GiB
         low, high = stops[:-1] - 1, starts[1:] + 1       # last byte before the gap .. first byte after
-        marked = prefix[high] - prefix[low]
-        uniform = (marked == 0) | (marked == high - low)
-        bridge = (starts[1:] - stops[:-1] <= BRIDGE_BYTES) & (kinds[1:] == kinds[:-1]) & uniform
+        bridge = (starts[1:] - stops[:-1] <= BRIDGE_BYTES) & (kinds[1:] == kinds[:-1])
+        candidates = np.flatnonzero(bridge)
+        if candidates.size:   # a gap is bridged only where `written` is alike across it (at most BRIDGE_BYTES + 2)
+            across = np.minimum(low[candidates, None] + np.arange(BRIDGE_BYTES + 2), high[candidates, None] - 1)
+            marks = written[across]
+            bridge[candidates] = (marks == marks[:, :1]).all(axis=1)
         starts, kinds = starts[np.concatenate([[True], ~bridge])], kinds[np.concatenate([[True], ~bridge])]
         stops = stops[np.concatenate([~bridge, [True]])]
     return starts, stops, kinds

@@ -433,8 +433,9 @@ def test_without_explanation_everything_is_outside() -> None:
 def test_explain_datacopy() -> None:
     explanation = explain(two_bursts())
     assert explanation.dst_memory == "UB" and explanation.src_memory == "GM"
-    assert explanation.dst_addresses.shape == (256, 2) and explanation.src_addresses.shape == (256, 2)
-    assert explanation.dst_addresses[128, 0] == 544 and explanation.src_addresses[0, 0] == 64
+    assert explanation.dst_starts.shape == (256,) and explanation.dst_addresses.shape == (256, 2)
+    assert explanation.dst_starts[128] == explanation.dst_addresses[128, 0] == 544
+    assert explanation.dst_addresses[128, 1] == 545
     assert explanation.locate(256 + 288 + 11) == "burst 1 (of 2), element 5, byte 1"
     assert explanation.locate(0) == ("not written by the call, 256 B before the first written byte "
                                      "(burst 0 (of 2), element 0, byte 0)")
