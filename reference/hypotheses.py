@@ -534,10 +534,14 @@ def shows(hypo: Hypothesis, case: Case, spec: Spec, reading: Reading | None = No
     """Whether a target with this bug answers `case` otherwise than the reference: a legal call it moves
     otherwise, or refuses; an illegal call it accepts. The predicate that keeps a shrunk case showing the
     hypothesis (a case where it does not show proves nothing about it)."""
-    call = resolve(case, spec, reading)
-    if hypo.api not in (None, call.api.name):
+    return shows_on(hypo, Probe(resolve(case, spec, reading)))
+
+
+def shows_on(hypo: Hypothesis, probe: Probe) -> bool:
+    """`shows` on a probe of the case: one probe serves every hypothesis weighed on the same case (what the call
+    itself moves and leaves is worked out once)."""
+    if hypo.api not in (None, probe.call.api.name):
         return False
-    probe = Probe(call)
     twin = hypo.twin(probe)
     if twin is None or not probe.changes(twin):
         return False

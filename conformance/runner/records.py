@@ -23,6 +23,7 @@ if TYPE_CHECKING:   # typing.Unpack from Python 3.11 on
     from typing_extensions import Unpack
 
 SKIP_CHARS = 1000   # the longest reason a skipped test records (JUnit shows it on every skipped test)
+PASSES_KEPT = 8     # passing cases a test keeps as evidence for its diagnosis (each holds its regions' bytes)
 
 
 @dataclass(repr=False)
@@ -99,6 +100,8 @@ class CheckRecord(ShortRepr):
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
     unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
     questions: int = 0   # questions the diagnosis asked the target (runner.diagnosing: QUESTIONS)
+    passed: list[Case] = field(default_factory=list)   # its first PASSES_KEPT passing cases (not a heavy test's):
+    #                    the target's own evidence against the hypotheses that show on them (runner.diagnosing)
     fill_cleared: bool = False   # a pack case's twin in bytes did not pass: its region-fill is not asked about again
     waiver: dict[str, Any] | None = None
     skip: SkipReason | None = None
@@ -181,6 +184,8 @@ class CheckRecord(ShortRepr):
     def add(self, verdict: Verdict, case: Case) -> None:
         """Count a judged case of the test's budget (the shrinker's candidates are not counted)."""
         self.counts[verdict.outcome] += 1
+        if verdict.outcome is Outcome.PASS and len(self.passed) < PASSES_KEPT and not self.heavy:
+            self.passed.append(case)
         self.other_rule += verdict.other_rule
         if verdict.shown is not None:
             self.shown[verdict.shown] += 1
