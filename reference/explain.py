@@ -1,11 +1,10 @@
 """Where a legal call writes, byte by byte, and which part of its parameters each written byte belongs to.
 
 `explain(case)` turns a case the reference answers "ok" into an `Explanation`: the absolute address of the first
-byte of every element the call writes, in the API's plan order, the address of every byte of them when asked,
-and a `locate(address)` that names the burst / row / fractal behind a destination byte ("burst 1
-(of 2), element 5, byte 1"). The verdict layer uses it to tell a byte the call must not touch from one it must
-write (ascendc_conformance.judge.diff), element by element: the bytes' addresses (eight bytes of index for each
-byte moved) are worked out only where a difference is located.
+byte of every element the call writes, in the API's plan order, and a `locate(address)` that names the burst /
+row / fractal behind a destination byte ("burst 1 (of 2), element 5, byte 1"). The verdict layer uses it to tell
+a byte the call must not touch from one it must write (ascendc_conformance.judge.diff), element by element: no
+array of every byte's address (eight bytes of index for each byte moved) is made.
 """
 from __future__ import annotations
 
@@ -44,22 +43,23 @@ class Explanation:
         return element_addresses(self.call, "dst", self.transfer.dst_elements)
 
     @cached_property
-    def dst_addresses(self) -> np.ndarray:
-        """The address of every byte the call writes, shaped (elements, size), as uint64."""
-        return self.dst_starts[:, None] + np.arange(self.dst_size, dtype=np.uint64)
-
-    @cached_property
     def _sorted(self) -> np.ndarray:
-        return np.sort(self.dst_addresses.ravel())
+        """`dst_starts` in address order (elements of one size: the last start at or below a byte is the only
+        element that may hold it, and ends the last one written below it)."""
+        return np.sort(self.dst_starts)
 
     @property
     def dst_size(self) -> int:
         return self.call.dst_dtype.size
 
+    def _at_or_below(self, address: int) -> int:
+        """The index in `_sorted` of the last element starting at or below `address` (-1: none)."""
+        return int(np.searchsorted(self._sorted, np.uint64(address), side="right")) - 1
+
     def writes(self, address: int) -> bool:
         """Whether the call writes the destination byte at `address`."""
-        position = int(np.searchsorted(self._sorted, address))
-        return position < self._sorted.size and int(self._sorted[position]) == address
+        index = self._at_or_below(address)
+        return index >= 0 and address < int(self._sorted[index]) + self.dst_size
 
     def locate(self, address: int, memory: str | None = None) -> str:
         """Describe the destination byte at `address` (of `memory`, default the destination memory).
@@ -75,12 +75,12 @@ class Explanation:
             return f"byte {address}: the call writes nothing"
         if self.writes(address):
             return self._written(address)
-        position = int(np.searchsorted(self._sorted, address))
-        if position == 0:
+        index = self._at_or_below(address)
+        if index < 0:
             first = int(self._sorted[0])
             return f"not written by the call, {first - address} B before the first written byte ({self._written(first)})"
-        previous = int(self._sorted[position - 1])
-        last = " the last written byte" if position == self._sorted.size else ""
+        previous = int(self._sorted[index]) + self.dst_size - 1
+        last = " the last written byte" if index == self._sorted.size - 1 else ""
         return f"not written by the call, {address - previous} B past{last} ({self._written(previous)})"
 
     def _written(self, address: int) -> str:

@@ -71,10 +71,12 @@ class Run:
     def length(self) -> int:
         return self.stop - self.start
 
-    def to_json(self) -> dict[str, Any]:
-        return {"region": self.region, "start": self.start, "stop": self.stop, "class": self.kind,
-                "differing": self.differing, "expected": self.expected, "actual": self.actual,
-                "location": self.location, "misplaced": self.misplaced}
+    def to_json(self, *, located: bool = True) -> dict[str, Any]:
+        """The run v1 dict; `located` False leaves out its location and misplacement (what locating costs is a
+        sort of every byte the call writes)."""
+        data = {"region": self.region, "start": self.start, "stop": self.stop, "class": self.kind,
+                "differing": self.differing, "expected": self.expected, "actual": self.actual}
+        return {**data, "location": self.location, "misplaced": self.misplaced} if located else data
 
 
 @dataclass(frozen=True)
@@ -98,12 +100,13 @@ class Diff:
     def __bool__(self) -> bool:
         return self.total_runs > 0
 
-    def to_json(self, max_runs: int | None = None) -> dict[str, Any]:
-        """The diff v1 dict, with every run it keeps or the first `max_runs` (each run shown is located)."""
+    def to_json(self, max_runs: int | None = None, *, located: bool = True) -> dict[str, Any]:
+        """The diff v1 dict, with every run it keeps or the first `max_runs`, each located unless `located` is
+        False (a cause keyed by its first run's class needs no location: format.results.Cause.of)."""
         runs = self.runs[:max_runs]
         return {"differing_bytes": self.differing_bytes, "total_runs": self.total_runs,
                 "bytes_by_class": dict(self.bytes_by_class), "runs_by_class": dict(self.runs_by_class),
-                "runs": [run.to_json() for run in runs], "truncated": len(runs) < self.total_runs}
+                "runs": [run.to_json(located=located) for run in runs], "truncated": len(runs) < self.total_runs}
 
 
 def diff_memory(before: Mapping[str, Region], expected: Mapping[str, Region], actual: Mapping[str, Region],

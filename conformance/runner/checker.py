@@ -293,8 +293,8 @@ class Checker:
         # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
         misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
         fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
-        fallback = Cause.of(verdict.outcome, summary,   # its first run's class: no other run of the diff located
-                            verdict.diff.to_json(max_runs=1) if verdict.diff else None,
+        fallback = Cause.of(verdict.outcome, summary,   # its first run's class: no run of the diff located
+                            verdict.diff.to_json(max_runs=1, located=False) if verdict.diff else None,
                             verdict.actual.to_json() if verdict.actual else None, fault_rule)
         attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted, ask=ask)
         cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)

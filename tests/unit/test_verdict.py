@@ -433,14 +433,30 @@ def test_without_explanation_everything_is_outside() -> None:
 def test_explain_datacopy() -> None:
     explanation = explain(two_bursts())
     assert explanation.dst_memory == "UB" and explanation.src_memory == "GM"
-    assert explanation.dst_starts.shape == (256,) and explanation.dst_addresses.shape == (256, 2)
-    assert explanation.dst_starts[128] == explanation.dst_addresses[128, 0] == 544
-    assert explanation.dst_addresses[128, 1] == 545
+    assert explanation.dst_starts.shape == (256,) and explanation.dst_starts[128] == 544
+    assert explanation.writes(545) and explanation.writes(799)   # element 128's second byte, the last
+    assert not explanation.writes(520) and not explanation.writes(255) and not explanation.writes(800)   # gap, edges
     assert explanation.locate(256 + 288 + 11) == "burst 1 (of 2), element 5, byte 1"
     assert explanation.locate(0) == ("not written by the call, 256 B before the first written byte "
                                      "(burst 0 (of 2), element 0, byte 0)")
     assert explanation.locate(900).startswith("not written by the call, 101 B past the last written byte")
     assert explain(illegal_case()) is None
+
+
+def test_locate_is_exact_at_gm_addresses_past_2_to_the_53() -> None:
+    """numpy compares a Python int with uint64 addresses as floats: a GM byte above 2**53 next to the written ones
+    was located as written, or the written one as not (found by comparing with every written byte's address)."""
+    base = 2**60 + 4096
+    case = make_case("DataCopy", "atlas-a2", ("VECOUT", "half", 0), ("GM", "half", base),
+                     {"blockCount": 1, "blockLen": 1, "srcGap": 0, "dstGap": 0},
+                     {"UB": sentinel(64, 1), "GM": (base - 64, sentinel(160, 2))})
+    explanation = explain(case)
+    assert explanation.writes(base) and explanation.writes(base + 31)
+    assert not explanation.writes(base - 1) and not explanation.writes(base + 32)
+    assert explanation.locate(base + 31) == "burst 0 (of 1), element 15, byte 1"
+    assert explanation.locate(base + 32) == ("not written by the call, 1 B past the last written byte "
+                                             "(burst 0 (of 1), element 15, byte 1)")
+    assert explanation.locate(base - 1).startswith("not written by the call, 1 B before the first written byte")
 
 
 def test_locate_datacopy_count_form() -> None:
