@@ -16,7 +16,7 @@ import json
 import time
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn
 
 from hypothesis import target as steer
 
@@ -99,7 +99,8 @@ class Checker:
         and that cause is to be shrunk. A case of a pack (`packed`) comes with the target's `answer` (a pack
         test sends its cases at once: runner.pack_run, whose `resend` sends one again) and is judged against
         the pack's expected results; it is never shrunk. A failing case is sent again before its failure
-        counts (runner.flakes): an answer that changes makes it flaky.
+        counts (runner.flakes), unless its cause stood that in the test already: an answer that changes makes it
+        flaky.
 
         One failure never hides another: after a test's first failure it keeps sending the cases of its budget
         (steering Hypothesis towards cases unlike the failing ones) and records every distinct cause, each
@@ -152,7 +153,8 @@ class Checker:
             verdict, expected, judged = judged_on(answer)
             if judged is not answer and not flakes.same_digests(answer, judged):   # its digests, then other bytes
                 return Judged(case, expected, flakes.digests_disagree(verdict, answer, judged))
-            verdict = self._confirmed(case, judged, verdict, lambda again: judged_on(again)[0], resend)
+            verdict = self._confirmed(record, plan, Judged(case, expected, verdict), judged,
+                                      lambda again: judged_on(again)[0], resend)
             return Judged(case, expected, self._fill_judged(record, packed, case, verdict, send))
         expected, others = reference.expect_readings(case, self.spec, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
@@ -171,7 +173,7 @@ class Checker:
                              others=others, rule_naming=naming, spec=self.spec, rule=record.rule, limit=limit,
                              ask=lambda question: self.twins.ask(question, case),
                              diagnose=False)   # see _record
-        verdict = self._confirmed(case, answer, verdict_of(answer), verdict_of, resend)
+        verdict = self._confirmed(record, plan, Judged(case, expected, verdict_of(answer)), answer, verdict_of, resend)
         self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
         return Judged(case, expected, verdict)
 
@@ -195,13 +197,23 @@ class Checker:
             return verdict
         return replace(verdict, fill_wrong=True, message=f"{verdict.message}; {FILL_WRONG}")
 
-    def _confirmed(self, case: Case, answer: Answer, verdict: Verdict, verdict_of: Callable[[Answer], Verdict],
-                   resend: Callable[[Case], Answer] | None) -> Verdict:
-        """A failing verdict once its case was sent again (runner.flakes); any other as it is."""
+    def _confirmed(self, record: CheckRecord, plan: Plan, judged: Judged, answer: Answer,
+                   verdict_of: Callable[[Answer], Verdict], resend: Callable[[Case], Answer] | None) -> Verdict:
+        """A failing verdict once its case was sent again (runner.flakes); any other as it is. The first case of
+        each diff-class cause in a test is sent again; a later case failing with a cause that stood re-sending
+        in the test is not (a failing run would send every failing case RESENDS more times: about a fifth of its
+        time): the target repeated the behaviour, and an answer that changes makes another cause, sent again."""
+        verdict = judged.verdict
         if not verdict.is_failure:
             return verdict
+        cause = self._fallback(record, plan, judged)
+        if cause in record.confirmed:
+            return verdict
         send = resend or self.target.execute
-        return flakes.confirmed(verdict, answer, lambda: send(case), verdict_of)
+        confirmed = flakes.confirmed(verdict, answer, lambda: send(judged.case), verdict_of)
+        if confirmed is verdict:
+            record.confirmed.add(cause)
+        return confirmed
 
     def _asker(self, resend: Callable[[Case], Answer] | None) -> Ask:
         """How the diagnosis asks the target a question (runner.diagnosing): a legal case sent as `resend` sends
@@ -289,13 +301,7 @@ class Checker:
         drawn = case
         case, expected = judged.shown
         summary = case_summary(case)
-        # the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures
-        # (a wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading
-        misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
-        fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
-        fallback = Cause.of(verdict.outcome, summary,   # its first run's class: no run of the diff located
-                            verdict.diff.to_json(max_runs=1, located=False) if verdict.diff else None,
-                            verdict.actual.to_json() if verdict.actual else None, fault_rule)
+        fallback = self._fallback(record, plan, replace(judged, verdict=verdict), summary)
         attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted, ask=ask)
         cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)
         record.failing[digest or _identity(drawn, packed)] = cause
@@ -320,6 +326,19 @@ class Checker:
         state.text = (f"{verdict.describe()}\nreplay: "
                       + (state.replay_command or f"(no replay file: {self.entry.flag('report')} DIR keeps one)"))
         return state
+
+    @staticmethod
+    def _fallback(record: CheckRecord, plan: Plan, judged: Judged, summary: dict[str, Any] | None = None) -> Cause:
+        """The diff-class cause of a failing verdict (format.results.Cause.of), what the diagnosis falls back on:
+        the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures (a
+        wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading."""
+        verdict = judged.verdict
+        misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
+        fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
+        return Cause.of(verdict.outcome, summary if summary is not None else case_summary(judged.shown[0]),
+                        # its first run's class: no run of the diff located
+                        verdict.diff.to_json(max_runs=1, located=False) if verdict.diff else None,
+                        verdict.actual.to_json() if verdict.actual else None, fault_rule)
 
     def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:
         """Shrink only the first failure of each cause in the run, at most SHRUNK_CAUSES of one test (Hypothesis
