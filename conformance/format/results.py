@@ -51,7 +51,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from pathlib import Path
@@ -166,10 +166,11 @@ class Cause:
     title: str = ""        # that hypothesis in words: "blockLen kept in 8 bits"
 
     @classmethod
-    def of(cls, verdict: Outcome, case: Mapping[str, Any] | None, diff: Mapping[str, Any] | None = None,
-           actual: Mapping[str, Any] | None = None, fault_rule: str | None = None) -> "Cause":
+    def of(cls, verdict: Outcome, case: Mapping[str, Any] | None, diff: Mapping[str, Any] | None = None, *,
+           named_rules: Sequence[str] = (), fault_rule: str | None = None) -> "Cause":
         """The diff-class cause of a failing verdict on a case (its case_summary), with the verdict's diff and the
-        target's answer; `fault_rule` the rule a single-fault test breaks (None for legal and boundary tests)."""
+        rules the target's answer named; `fault_rule` the rule a single-fault test breaks (None for legal and
+        boundary tests)."""
         case, diff = case or {}, diff or {}
         if verdict is Outcome.FLAKY:   # what a changing answer got wrong is chance: the API is the cause
             return cls(api=case.get("api") or "", route="", verdict=verdict)
@@ -177,7 +178,7 @@ class Cause:
         primary = runs[0]["class"] if runs else min(diff.get("runs_by_class") or [""])   # a diff without its runs
         named = ""
         if verdict is Outcome.FALSE_REJECT:   # the target's own words: a few rule ids, each cut short
-            rules = sorted(str(rule) for rule in (actual or {}).get("rules") or ())
+            rules = sorted(str(rule) for rule in named_rules)
             named = "+".join([clip(rule, NAMED_RULE_CHARS) for rule in rules[:NAMED_RULES]]
                              + ([f"{len(rules) - NAMED_RULES} more"] if len(rules) > NAMED_RULES else [])) or NO_RULE
         return cls(api=case.get("api") or "", route="", verdict=verdict, diff_class=primary, named=named,

@@ -338,7 +338,7 @@ class Checker:
         return Cause.of(verdict.outcome, summary if summary is not None else case_summary(judged.shown[0]),
                         # its first run's class: no run of the diff located
                         verdict.diff.to_json(max_runs=1, located=False) if verdict.diff else None,
-                        verdict.actual.to_json() if verdict.actual else None, fault_rule)
+                        named_rules=verdict.actual.rules if verdict.actual else (), fault_rule=fault_rule)
 
     def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:
         """Shrink only the first failure of each cause in the run, at most SHRUNK_CAUSES of one test (Hypothesis

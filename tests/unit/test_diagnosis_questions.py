@@ -42,7 +42,7 @@ def attributed(record: CheckRecord, case: Case, ask: Ask | None = None) -> Cause
     expected = reference.expect(case, SPEC)
     verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=Result.rejected((), "not supported")),
                     HELLO, spec=SPEC, diagnose=False)
-    fallback = Cause.of(verdict.outcome, {}, None, None, None)
+    fallback = Cause.of(verdict.outcome, {})
     attribution = DIAGNOSER.attribute(record, case, expected, verdict, fallback, drawn=True, ask=ask)
     if attribution.cause not in record.causes:
         record.causes[attribution.cause] = CauseRecord(

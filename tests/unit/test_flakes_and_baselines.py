@@ -14,7 +14,7 @@ from ascendc_conformance.format.baseline import Baseline, BaselineError
 from ascendc_conformance.format.case import Case, Region, Result
 from ascendc_conformance.format.defaults import RESENDS, RESENDS_AFTER_LOSS
 from ascendc_conformance.format.outcome import Outcome
-from ascendc_conformance.format.results import Cause, TestKind, TestRecord
+from ascendc_conformance.format.results import NO_RULE, Cause, TestKind, TestRecord
 from ascendc_conformance.judge.verdict import Verdict
 from ascendc_conformance.runner import flakes, options
 from ascendc_conformance.runner.records import CauseRecord, CheckRecord
@@ -86,6 +86,9 @@ def test_a_cause_key_names_the_behaviour_and_nothing_of_the_test() -> None:
         Cause.of(Outcome.MISSED_REJECT, {"api": "DataCopy"}, fault_rule="DataCopy-blockLen-max").key
     flaky = Cause.of(Outcome.FLAKY, {"api": "LoadData2D"}, {"runs": [{"class": "wrote-outside-expected-area"}]})
     assert flaky.key == "LoadData2D|flaky|||"   # which bytes a flip hits is chance
+    refused = Cause.of(Outcome.FALSE_REJECT, {"api": "DataCopy"}, named_rules=("my-len", "my-align"))
+    assert refused.key == "DataCopy|false-reject|||my-align+my-len"   # the target's own words, sorted
+    assert Cause.of(Outcome.FALSE_REJECT, {"api": "DataCopy"}).named == NO_RULE
     assert Cause.from_json(json.loads(json.dumps(first.to_json()))).key == first.key
 
 
