@@ -146,15 +146,16 @@ def _point_in_question(expected: Result, others: Sequence[tuple[Reading, Result]
 def judge_with_evidence(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading,
                         others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
                         rule: str | None = None, limit: Deviation | None = None, ask: Ask,
-                        diagnose: bool = True) -> Verdict:
+                        diagnose: bool = True, detail: bool = True) -> Verdict:
     """The verdict on `answer` as judge.verdict.judge gives it, with a rejection credited only for what it
     proves: where the verdict hinges on the case's twin (`question_for`), the twin is asked for (`ask`) and the
     judgment table of docs/evidence.md applied. `rule`: the rule a fault test breaks; `limit`: a limit probe's
     declared limit (`expected` then the rejection the probe must get). A failing verdict carries its diagnosis
     (judge.diagnosis) on the case it is shown on (the twin's, when the verdict is the twin's answer), unless
-    `diagnose` is False (the runner diagnoses selectively: runner.diagnosing)."""
+    `diagnose` is False (the runner diagnoses selectively: runner.diagnosing); its diff as judge gives it with
+    `detail`."""
     verdict = _with_evidence(case, expected, answer, hello, spec=spec, reading=reading, others=others,
-                             rule_naming=rule_naming, rule=rule, limit=limit, ask=ask)
+                             rule_naming=rule_naming, rule=rule, limit=limit, ask=ask, detail=detail)
     what_it_did = verdict.what_it_did
     if not diagnose or not verdict.is_failure or verdict.expected is None or what_it_did is None:
         return verdict
@@ -164,18 +165,18 @@ def judge_with_evidence(case: Case, expected: Result, answer: Answer, hello: Hel
 
 def _with_evidence(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading,
                    others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, rule: str | None,
-                   limit: Deviation | None, ask: Ask) -> Verdict:
+                   limit: Deviation | None, ask: Ask, detail: bool) -> Verdict:
     """The verdict of judge_with_evidence, undiagnosed."""
     question = question_for(case, expected, others, answer, spec=spec, reading=reading, rule_naming=rule_naming,
                             rule=rule, limit=limit)
     if question is None:
         verdict = judge(case, expected, answer, hello, spec=spec, reading=reading, others=others,
-                        rule_naming=rule_naming, diagnose=False)
+                        rule_naming=rule_naming, diagnose=False, detail=detail)
         credited = verdict.outcome is Outcome.PASS and expected.status is ResultStatus.REJECTED
         return replace(verdict, shown=Shown.NAMED) if credited else verdict
     evidence = ask(question)
     verdict = judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming,
-                    credited=evidence.proof is Proof.ACCEPTED, diagnose=False)
+                    credited=evidence.proof is Proof.ACCEPTED, diagnose=False, detail=detail)
     return _weighed(verdict, evidence, question, expected, spec)
 
 

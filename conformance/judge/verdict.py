@@ -22,7 +22,9 @@ crash or a hang the documented behaviour.
 
 A failing verdict carries its diagnosis (judge.diagnosis): the bug classes that reproduce the answer, the
 simplest named in its message. The runner asks for it selectively (runner.diagnosing) and judges with
-`diagnose=False`.
+`diagnose=False`. It works out a memory diff only for the failures it shows too (`detail=False`: the
+verdict is the same, without its diff, and its message says "memory differs" alone; judged again in full
+where it is shown).
 """
 from __future__ import annotations
 
@@ -42,6 +44,7 @@ from ascendc_conformance.judge.diagnosis import Actual, Diagnosis, actual_of, di
 from ascendc_conformance.spec.model import Reading, Spec
 
 NONE = "none"        # the name `points` gives a point on which the answer matched no reading
+MEMORY_DIFFERS = "memory differs"   # how a message of a legal call answered with other bytes begins
 
 
 class RuleNaming(Word):
@@ -144,7 +147,7 @@ class Verdict:
 
 def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None = None,
           others: Sequence[tuple[Reading, Result]] = (), rule_naming: RuleNaming = RuleNaming.KNOWN,
-          credited: bool = False, diagnose: bool = True) -> Verdict:
+          credited: bool = False, diagnose: bool = True, detail: bool = True) -> Verdict:
     """The verdict on `answer` (what the target did with `case`) against the reference's `expected` result
     under the run's `reading` (default: the seed reading), and against `others` — (reading, expected result)
     under every other reading the case is compared with (reference.expect_readings).
@@ -160,17 +163,19 @@ def judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: S
     which the suite never generates, and an expected rejection put to a target that does not validate (the
     runner skips such cases).
 
-    A failing verdict carries its diagnosis (judge.diagnosis), unless `diagnose` is False.
+    A failing verdict carries its diagnosis (judge.diagnosis), unless `diagnose` is False; a legal call answered
+    with other bytes its diff, unless `detail` is False (then its message is MEMORY_DIFFERS alone).
     """
     verdict = _judge(case, expected, answer, hello, spec=spec, reading=reading, others=others, rule_naming=rule_naming,
-                     credited=credited)
+                     credited=credited, detail=detail)
     if not diagnose or not verdict.is_failure:
         return verdict
     return verdict.diagnosed(diagnosed_by(case, expected, actual_of(answer), spec, reading or spec.seed_reading))
 
 
 def _judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: Spec, reading: Reading | None,
-           others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, credited: bool) -> Verdict:
+           others: Sequence[tuple[Reading, Result]], rule_naming: RuleNaming, credited: bool,
+           detail: bool) -> Verdict:
     """The verdict without its diagnosis (see judge)."""
     status = expected.status
     if status is ResultStatus.UNSPECIFIED:
@@ -192,7 +197,7 @@ def _judge(case: Case, expected: Result, answer: Answer, hello: Hello, *, spec: 
     if actual.status is ResultStatus.ERROR:
         message = clip(actual.message or "(no message)", TARGET_TEXT_CHARS)
         return judged(outcome=Outcome.ERROR, message=f"the target answered status error: {message}")
-    outcome, message, diff = _against(case, expected, actual, reading, spec)
+    outcome, message, diff = _against(case, expected, actual, reading, spec, detail)
     named = _named_rule(expected, actual, spec)
     judged = partial(judged, diff=diff, named_rule=named)
     if rule_naming.wrong(named):
@@ -280,19 +285,22 @@ def _same_result(a: Result, b: Result) -> bool:
     return a.status is b.status and (a.status is not ResultStatus.OK or _same_memory(a, b))
 
 
-def _against(case: Case, expected: Result, actual: Result, reading: Reading,
-             spec: Spec) -> tuple[Outcome, str, Diff | None]:
-    """(outcome, message, diff) of the answer against one expected result (under `reading`)."""
+def _against(case: Case, expected: Result, actual: Result, reading: Reading, spec: Spec,
+             detail: bool) -> tuple[Outcome, str, Diff | None]:
+    """(outcome, message, diff) of the answer against one expected result (under `reading`; no diff unless
+    `detail`)."""
     got = actual.status
     if expected.status is ResultStatus.OK:
         if got is ResultStatus.OK:
             assert expected.memory is not None and actual.memory is not None   # an ok result has its memory
             if same_memory(expected.memory, actual.memory):
                 return Outcome.PASS, "memory matches the reference", None
+            if not detail:
+                return Outcome.FAIL, MEMORY_DIFFERS, None
             diff = diff_case(case, expected.memory, actual.memory, spec, reading)
             first = diff.runs[0]
             where = f": {first.misplaced}" if first.misplaced else f" at {first.location}" if first.location else ""
-            return Outcome.FAIL, (f"memory differs: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
+            return Outcome.FAIL, (f"{MEMORY_DIFFERS}: {_count(diff.differing_bytes, 'byte')} in {_count(diff.total_runs, 'run')} "
                             f"({', '.join(diff.classes)}); first: {first.region} [{first.start}, {first.stop}) "
                             f"{first.kind}{where}"), diff
         if got is ResultStatus.REJECTED:

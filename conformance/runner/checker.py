@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cache, partial
 from typing import Any, Callable, NoReturn
 
 from hypothesis import target as steer
@@ -66,6 +66,12 @@ class Judged:
     case: Case
     expected: Result
     verdict: Verdict
+    detailed: Callable[[], Verdict] | None = None   # the verdict with its diff (judge.verdict's `detail`), worked
+    #                                                 out when first asked; None: `verdict` has it
+
+    def in_full(self) -> Verdict:
+        """The verdict with its diff and the message that describes it: what a failure shown is shown with."""
+        return self.verdict if self.detailed is None else self.detailed()
 
     @property
     def shown(self) -> tuple[Case, Result]:
@@ -173,9 +179,13 @@ class Checker:
                              others=others, rule_naming=naming, spec=self.spec, rule=record.rule, limit=limit,
                              ask=lambda question: self.twins.ask(question, case),
                              diagnose=False)   # see _record
-        verdict = self._confirmed(record, plan, Judged(case, expected, verdict_of(answer)), answer, verdict_of, resend)
+        # a failure's diff is worked out only where it is shown (_record): most failing cases of a failing test
+        # show nothing the test's causes do not show already
+        judgement = Judged(case, expected, verdict_of(answer, detail=False),
+                           detailed=cache(partial(verdict_of, answer)))
+        verdict = self._confirmed(record, plan, judgement, answer, verdict_of, resend)
         self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
-        return Judged(case, expected, verdict)
+        return judgement if verdict is judgement.verdict else Judged(case, expected, verdict)
 
     def _fill_judged(self, record: CheckRecord, packed: PackedCase, case: Case, verdict: Verdict,
                      send: Callable[[Case], Answer]) -> Verdict:
@@ -199,14 +209,15 @@ class Checker:
 
     def _confirmed(self, record: CheckRecord, plan: Plan, judged: Judged, answer: Answer,
                    verdict_of: Callable[[Answer], Verdict], resend: Callable[[Case], Answer] | None) -> Verdict:
-        """A failing verdict once its case was sent again (runner.flakes); any other as it is. The first case of
-        each diff-class cause in a test is sent again; a later case failing with a cause that stood re-sending
-        in the test is not (a failing run would send every failing case RESENDS more times: about a fifth of its
-        time): the target repeated the behaviour, and an answer that changes makes another cause, sent again."""
+        """A failing verdict once its case was sent again (runner.flakes: `verdict_of` judges an answer in full);
+        any other as it is. The first failing case of each behaviour in a test (its fallback cause before its diff:
+        the API, verdict, the rule a fault breaks, the rules a false rejection named) is sent again; a later case
+        failing so after the behaviour stood re-sending in the test is not (a failing run would send every failing
+        case RESENDS more times: about a fifth of its time): the target repeated it."""
         verdict = judged.verdict
         if not verdict.is_failure:
             return verdict
-        cause = self._fallback(record, plan, judged)
+        cause = self._fallback(record, plan, verdict, case_summary(judged.shown[0]), by_diff=False)
         if cause in record.confirmed:
             return verdict
         send = resend or self.target.execute
@@ -301,22 +312,24 @@ class Checker:
         drawn = case
         case, expected = judged.shown
         summary = case_summary(case)
-        fallback = self._fallback(record, plan, replace(judged, verdict=verdict), summary)
+        # the diff of the case, and so its fallback cause, only where it is asked for (most failing cases are
+        # explained by a cause of the test, and not shown)
+        fallback = cache(lambda: self._fallback(record, plan, judged.in_full(), summary))
         attributed = self.diagnoser.attribute(record, case, expected, verdict, fallback, drawn=counted, ask=ask)
-        cause, verdict = attributed.cause, verdict.diagnosed(attributed.diagnosis)
+        cause = attributed.cause
         record.failing[digest or _identity(drawn, packed)] = cause
         state = record.causes.get(cause)
         size = size_of(case)
+        smaller = state is None or size < state.size
+        if smaller:   # shown: in full
+            verdict = judged.in_full().diagnosed(attributed.diagnosis)
         if state is None:
             state = record.causes[cause] = CauseRecord(cause=cause, index=len(record.causes) + 1, verdict=verdict,
                                                        summary=summary, size=size, case=case, expected=expected,
                                                        hypotheses=attributed.hypotheses, title=cause.title,
-                                                       fallback=fallback if attributed.hypotheses else None,
+                                                       fallback=fallback() if attributed.hypotheses else None,
                                                        refuted=attributed.refuted)
             self._plan_shrinking(record, state)
-            smaller = True
-        else:
-            smaller = size < state.size
         state.verdicts.add(verdict.outcome)
         state.cases += counted
         if not smaller:
@@ -328,16 +341,16 @@ class Checker:
         return state
 
     @staticmethod
-    def _fallback(record: CheckRecord, plan: Plan, judged: Judged, summary: dict[str, Any] | None = None) -> Cause:
-        """The diff-class cause of a failing verdict (format.results.Cause.of), what the diagnosis falls back on:
-        the rule a fault breaks is the cause of a missed or wrong rejection; a disputed case's other failures (a
-        wrong copy, a false rejection) are the target's behaviour on a call legal under the run's reading."""
-        verdict = judged.verdict
+    def _fallback(record: CheckRecord, plan: Plan, verdict: Verdict, summary: dict[str, Any], *,
+                  by_diff: bool = True) -> Cause:
+        """The diff-class cause of a failing verdict on the case of `summary` (format.results.Cause.of), what the
+        diagnosis falls back on (`by_diff` False: without its diff's class): the rule a fault breaks is the
+        cause of a missed or wrong rejection; a disputed case's other failures (a wrong copy, a false rejection)
+        are the target's behaviour on a call legal under the run's reading."""
         misjudged = verdict.outcome not in (Outcome.FAIL, Outcome.FALSE_REJECT)
         fault_rule = record.rule if plan.expectation is not Expectation.LEGAL and misjudged else None
-        return Cause.of(verdict.outcome, summary if summary is not None else case_summary(judged.shown[0]),
-                        # its first run's class: no run of the diff located
-                        verdict.diff.to_json(max_runs=1, located=False) if verdict.diff else None,
+        diff = verdict.diff.to_json(max_runs=1, located=False) if by_diff and verdict.diff else None
+        return Cause.of(verdict.outcome, summary, diff,   # its first run's class: no run of the diff located
                         named_rules=verdict.actual.rules if verdict.actual else (), fault_rule=fault_rule)
 
     def _plan_shrinking(self, record: CheckRecord, state: CauseRecord) -> None:

@@ -102,18 +102,19 @@ class Diagnoser:
     def __init__(self, spec: Spec, reading: Reading) -> None:
         self.spec, self.reading = spec, reading
 
-    def attribute(self, record: CheckRecord, case: Case, expected: Result, verdict: Verdict, fallback: Cause, *,
-                  drawn: bool, ask: Ask | None = None) -> Attribution:
-        """The cause of one failing case of the test (`fallback`: its diff-class cause); `drawn`: one of the
-        cases the test draws, not a shrinker's candidate, whose doubts may be asked of the target (`ask`)."""
+    def attribute(self, record: CheckRecord, case: Case, expected: Result, verdict: Verdict,
+                  fallback: Callable[[], Cause], *, drawn: bool, ask: Ask | None = None) -> Attribution:
+        """The cause of one failing case of the test (`fallback()`: its diff-class cause, worked out only where
+        no hypothesis of a cause of the test explains the case); `drawn`: one of the cases the test draws, not a
+        shrinker's candidate, whose doubts may be asked of the target (`ask`)."""
         if verdict.outcome is Outcome.FLAKY:   # what a changing answer got wrong is chance, not a bug class
-            return Attribution(fallback)
+            return Attribution(fallback())
         if verdict.fill_wrong:   # not the call's bytes: the target's own fill of a recipe (runner.checker)
             return Attribution(Cause.explained(verdict.outcome, case.api, FILL_HYPOTHESIS, FILL_TITLE))
         actual = verdict.what_it_did
         failing = FailingAnswer.of(case, expected, actual, self.spec, self.reading) if actual is not None else None
         if failing is None:   # a timeout, a rejection for another rule, an answer no bug class makes
-            return Attribution(fallback)
+            return Attribution(fallback())
         explained = [state for state in record.causes.values() if state.hypotheses]
         for state in explained:
             named = self._hypothesis(state.hypotheses[0])
@@ -124,15 +125,15 @@ class Diagnoser:
                                              if failing.explained_by(self._hypothesis(name)))
                 explanation = Explanation(named, named.describe(failing.probe.call))
                 return Attribution(state.cause, Diagnosis((explanation,), complete=False))
-        if record.unexplained[fallback] >= UNEXPLAINED_TRIES:
-            return Attribution(fallback)
+        if record.unexplained[fallback()] >= UNEXPLAINED_TRIES:
+            return Attribution(fallback())
         diagnosis = failing.diagnose()
         contradicted = self._contradicted(record, set(diagnosis.ids))
         diagnosis = replace(diagnosis, explanations=_consistent_first(
             diagnosis.explanations, contradicted, lambda explanation: explanation.hypothesis.id))
         if not diagnosis:
-            record.unexplained[fallback] += 1
-            return Attribution(fallback, diagnosis)
+            record.unexplained[fallback()] += 1
+            return Attribution(fallback(), diagnosis)
         found, own = set(diagnosis.ids), diagnosis.explanations[0].hypothesis
         refuted: set[str] = set()
         for state in explained:

@@ -27,13 +27,13 @@ LOST = (AnswerKind.TIMEOUT, AnswerKind.CRASHED)   # answers whose every try cost
 def confirmed(verdict: Verdict, answer: Answer, send_again: Callable[[], Answer],
               judge_again: Callable[[Answer], Verdict]) -> Verdict:
     """`verdict` (a failure, judged on `answer`) if the target answers the same when the case is sent again
-    (`send_again`), else the verdict flaky showing the first answer and the first one that differed
-    (`judge_again` judges it)."""
+    (`send_again`), else the verdict flaky showing the first answer and the first one that differed, each
+    judged in full by `judge_again` (`verdict` may lack its diff: judge.verdict's `detail`)."""
     first = behaviour(answer)
     for attempt in range(1, 1 + (RESENDS_AFTER_LOSS if answer.kind in LOST else RESENDS)):
         again = send_again()
         if behaviour(again) != first:
-            return flaky(verdict, judge_again(again), attempt)
+            return flaky(judge_again(answer), judge_again(again), attempt)
     return verdict
 
 

@@ -43,7 +43,7 @@ def attributed(record: CheckRecord, case: Case, ask: Ask | None = None) -> Cause
     verdict = judge(case, expected, Answer(kind=AnswerKind.RESULT, result=Result.rejected((), "not supported")),
                     HELLO, spec=SPEC, diagnose=False)
     fallback = Cause.of(verdict.outcome, {})
-    attribution = DIAGNOSER.attribute(record, case, expected, verdict, fallback, drawn=True, ask=ask)
+    attribution = DIAGNOSER.attribute(record, case, expected, verdict, lambda: fallback, drawn=True, ask=ask)
     if attribution.cause not in record.causes:
         record.causes[attribution.cause] = CauseRecord(
             cause=attribution.cause, index=len(record.causes) + 1, verdict=verdict, summary={}, size=size_of(case),

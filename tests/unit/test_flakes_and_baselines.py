@@ -41,8 +41,9 @@ class Sender:
 
 
 def judged(answer: Answer) -> Verdict:
-    return Verdict(outcome=Outcome.PASS if answer == ok(b"right") else Outcome.FAIL, message="judged again",
-                   expected=None)
+    right = answer == ok(b"right")
+    return Verdict(outcome=Outcome.PASS if right else Outcome.FAIL,
+                   message="judged in full: " + ("right" if right else "wrong"), expected=None)
 
 
 def test_an_answer_given_again_keeps_the_failure_after_every_resend() -> None:
@@ -54,7 +55,8 @@ def test_the_first_answer_that_changes_makes_the_verdict_flaky_with_both_answers
     send = Sender(ok(b"right"), ok(b"wrong"))
     verdict = flakes.confirmed(FAILED, ok(b"wrong"), send, judged)
     assert verdict.outcome is Outcome.FLAKY and send.sent == 1
-    assert "first answer: fail: memory differs | answer 2: pass: judged again" in verdict.message
+    # both answers judged in full (FAILED, judged without its diff, is not shown)
+    assert "first answer: fail: judged in full: wrong | answer 2: pass: judged in full: right" in verdict.message
 
 
 def test_a_timeout_or_a_crash_is_sent_again_only_once() -> None:

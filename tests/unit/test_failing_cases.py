@@ -1,9 +1,17 @@
-"""Which failing cases a test sends again before their failure counts (runner.checker.Checker._confirmed): the
-first case of each diff-class cause in the test, RESENDS more times; not a later case failing with a cause that
-stood re-sending in the test; again any case whose cause is new to the test or turned flaky."""
+"""What a test does with its failing cases beyond judging them (runner.checker.Checker):
+
+- which it sends again before their failure counts (`_confirmed`): the first failing case of each behaviour in
+  the test, RESENDS more times; not a later case failing so after the behaviour stood re-sending in the test;
+  again any case whose behaviour is new to the test or turned flaky;
+- which it works a memory diff out for (judge.verdict's `detail`): only a case its test shows (a cause's first or
+  smaller case), and that one in full.
+"""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
+
+import pytest
 
 from ascendc_conformance import reference
 from ascendc_conformance.format.answer import Answer, AnswerKind, Hello
@@ -11,6 +19,7 @@ from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.defaults import RESENDS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.judge import verdict as judging
 from ascendc_conformance.runner.checker import Checker
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CheckRecord
@@ -51,18 +60,26 @@ class Scripted:
         return Answer(kind=AnswerKind.RESULT, result=self.answering(case, before))
 
 
-def judged(answering: Answering, *cases: Case) -> tuple[list[int], list[Outcome]]:
-    """How many times each case was sent, and its verdict, the cases judged in turn in one legal test."""
+def checked(answering: Answering, *cases: Case, record: bool = False) -> tuple[list[int], list[Outcome], CheckRecord]:
+    """How many times each case was sent, and its verdict, the cases judged in turn in one legal test (and, with
+    `record`, recorded as the test records a drawn case); the test's record."""
     target = Scripted(answering)
     checker = Checker(spec=SPEC, reading=SPEC.seed_reading, target=target,  # type: ignore[arg-type]
                       settings=RunSettings(target="scripted"), waivers=(), packed=False)
-    record = CheckRecord(test_id="test_legal[copy]", kind=TestKind.LEGAL, budget=len(cases))
+    test = CheckRecord(test_id="test_legal[copy]", kind=TestKind.LEGAL, budget=len(cases))
     outcomes = []
     for case in cases:
-        verdict = checker.judge_case(record, case, PLAN)
-        assert verdict is not None
-        outcomes.append(verdict.verdict.outcome)
-    return [target.sends[case.digest()] for case in cases], outcomes
+        judged = checker.judge_case(test, case, PLAN)
+        assert judged is not None
+        outcomes.append(judged.verdict.outcome)
+        if record:
+            checker._record(test, judged, PLAN, None, counted=True, packed=None)
+    return [target.sends[case.digest()] for case in cases], outcomes, test
+
+
+def judged(answering: Answering, *cases: Case) -> tuple[list[int], list[Outcome]]:
+    sends, outcomes, _ = checked(answering, *cases)
+    return sends, outcomes
 
 
 def test_a_cause_is_sent_again_on_its_first_case_in_a_test_only() -> None:
@@ -90,3 +107,40 @@ def test_a_cause_that_turned_flaky_stood_nothing_and_its_next_case_is_sent_again
 def test_a_passing_case_is_sent_once() -> None:
     sends, outcomes = judged(lambda case, _: reference.expect(case, SPEC), copy(16), copy(32))
     assert sends == [1, 1] and outcomes == [Outcome.PASS, Outcome.PASS]
+
+
+@pytest.fixture
+def diffs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The count of each memory diff the judge works out (of the case's `count` parameter)."""
+    counted: list[int] = []
+    real = judging.diff_case
+
+    def counting(case: Case, *args: object, **kwargs: object) -> object:
+        counted.append(dict(case.params)["count"])
+        return real(case, *args, **kwargs)   # type: ignore[arg-type]
+    monkeypatch.setattr(judging, "diff_case", counting)
+    return counted
+
+
+def test_a_failing_case_gets_its_diff_only_where_it_is_shown(diffs: list[int]) -> None:
+    """Four cases of one cause: the first is shown, then the smaller one; the larger ones show nothing new."""
+    _, outcomes, test = checked(writes_nothing, copy(48), copy(64), copy(16), copy(80), record=True)
+    assert outcomes == [Outcome.FAIL] * 4 and diffs == [48, 16]
+    (state,) = test.causes.values()
+    assert dict(state.case.params)["count"] == 16 and state.cases == 4
+    shown = state.verdict
+    assert shown.diff is not None and shown.diff.differing_bytes > 0
+    assert shown.message.startswith(f"{judging.MEMORY_DIFFERS}: ") and "first: UB" in shown.message
+    assert state.text.startswith("fail: memory differs: ") and "replay:" in state.text
+
+
+def test_a_verdict_without_its_diff_is_the_same_verdict_with_the_diff_left_out() -> None:
+    case = copy(32)
+    expected = reference.expect(case, SPEC)
+    answer = Answer(kind=AnswerKind.RESULT, result=writes_nothing(case, 0))
+    hello = Scripted(writes_nothing).hello
+    full = judging.judge(case, expected, answer, hello, spec=SPEC, diagnose=False)
+    light = judging.judge(case, expected, answer, hello, spec=SPEC, diagnose=False, detail=False)
+    assert full.diff is not None and light.diff is None and light.message == judging.MEMORY_DIFFERS
+    assert full.message.startswith(f"{judging.MEMORY_DIFFERS}: ")
+    assert replace(full, diff=None, message=light.message) == light
