@@ -105,8 +105,8 @@ class Checker:
         and that cause is to be shrunk. A case of a pack (`packed`) comes with the target's `answer` (a pack
         test sends its cases at once: runner.pack_run, whose `resend` sends one again) and is judged against
         the pack's expected results; it is never shrunk. A failing case is sent again before its failure
-        counts (runner.flakes), unless its cause stood that in the test already: an answer that changes makes it
-        flaky.
+        counts (runner.flakes), unless the test saw the target repeat that behaviour already (`_confirmed`): an
+        answer that changes makes it flaky. Its diff is worked out only where the test shows it (`_record`).
 
         One failure never hides another: after a test's first failure it keeps sending the cases of its budget
         (steering Hypothesis towards cases unlike the failing ones) and records every distinct cause, each

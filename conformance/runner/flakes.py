@@ -2,12 +2,12 @@
 
 A failure says what the target does with a case; it stands only if the target does it again. The checker
 (runner.checker) hands a failing verdict here with the answer it was judged on, in a profile run and a pack run
-alike, for the first case of each diff-class cause in a test (a later case failing with a cause that stood
-re-sending is not): the case is sent again up to RESENDS times (RESENDS_AFTER_LOSS after a timeout or a crash, each try
-costing a timeout or a restart), and the first answer that behaves otherwise than the first one (another kind
-or status, other bytes, other rules named) makes the verdict `flaky`, whose message shows both answers. A
-target that answers the same every time keeps its verdict. A flaky failure is never shrunk (which bytes
-go wrong is chance), and its cause is its API (format.results.Cause.of).
+alike, for the first failing case of each behaviour in a test (a later case failing so after the behaviour stood
+re-sending is not: Checker._confirmed): the case is sent again up to RESENDS times (RESENDS_AFTER_LOSS after a
+timeout or a crash, each try costing a timeout or a restart), and the first answer that behaves otherwise than
+the first one (another kind or status, other bytes, other rules named) makes the verdict `flaky`, whose message
+shows both answers. A target that answers the same every time keeps its verdict. A flaky failure is never shrunk
+(which bytes go wrong is chance), and its cause is its API (format.results.Cause.of).
 """
 from __future__ import annotations
 

@@ -267,8 +267,8 @@ OPTIONS: tuple[RunOption, ...] = (
     RunOption("strict_baseline", "with --baseline: a baseline cause that no longer fails fails the run too, so that "
                                  "the baseline gets refreshed", flag=True),
     RunOption("allow_flaky", f"a test whose failing answer changed when its case was sent again (verdict flaky; "
-                             f"a cause's first failing case in a test is sent up to {RESENDS} more times) does not fail "
-                             "the run; it is still reported", flag=True),
+                             f"the first failing case of each behaviour in a test is sent up to {RESENDS} more "
+                             "times) does not fail the run; it is still reported", flag=True),
     RunOption("target_processes", "how many processes of an exec: target to start (in each worker): a pack test's "
                                   "cases are shared among them, several in flight on each (a profile run draws "
                                   f"one case at a time and uses one); 1 to {MAX_TARGET_PROCESSES} (default 1)",
