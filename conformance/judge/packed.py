@@ -70,15 +70,15 @@ def _stored_expected(packed: PackedCase, reading: Reading, spec: Spec) -> tuple[
 
 def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *, reading: Reading,
                  rule_naming: RuleNaming, spec: Spec, rule: str | None, ask: Ask, in_full: Callable[[], Answer],
-                 diagnose: bool = True) -> tuple[Verdict, Result, Answer]:
+                 diagnose: bool = True, detail: bool = True) -> tuple[Verdict, Result, Answer]:
     """The verdict on the target's answer to a pack's case (its materialized `case`), the expected result it was
     judged against (with its bytes when the reference had to work them out), and the answer judged: `answer`,
     or, where it gave its regions' digests (Answer.digests) and the verdict needs their bytes (a failure, a
     disputed case), the answer `in_full` gets by sending the case again asking for the bytes. A rejection is
     credited as in a profile run (judge.evidence): its twin, derived from the case, is asked for (`ask`) where
     the verdict hinges on it, and judged against the reference (a pack stores no twins). `rule`: the rule the
-    case's test is about. A failing verdict is diagnosed unless `diagnose` is False (as
-    judge.evidence.judge_with_evidence)."""
+    case's test is about. A failing verdict is diagnosed unless `diagnose` is False, and carries its diff unless
+    `detail` is False (as judge.evidence.judge_with_evidence)."""
     expected, others = stored_expected(packed, reading, spec)
     answered = by_digest(answer)
     if not _differs(expected, answered):
@@ -91,7 +91,7 @@ def judge_packed(packed: PackedCase, case: Case, answer: Answer, hello: Hello, *
         answer = in_full()
     expected, others = reference.expect_readings(case, spec, reading)
     return judge_with_evidence(case, expected, answer, hello, reading=reading, others=others, rule_naming=rule_naming,
-                               spec=spec, rule=rule, ask=ask, diagnose=diagnose), expected, answer
+                               spec=spec, rule=rule, ask=ask, diagnose=diagnose, detail=detail), expected, answer
 
 
 def twin_question(packed: PackedCase, case: Case, answer: Answer, *, reading: Reading, rule_naming: RuleNaming,

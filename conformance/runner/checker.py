@@ -156,12 +156,15 @@ class Checker:
                                 rule_naming=naming, spec=self.spec, rule=record.rule,
                                 ask=lambda question: self.twins.ask(question, case), in_full=lambda: send(case),
                                 diagnose=False)   # see _record
-            verdict, expected, judged = judged_on(answer)
+            verdict, expected, judged = judged_on(answer, detail=False)   # a failure's diff: where it is shown
+            in_full = cache(lambda: judged_on(judged)[0])
             if judged is not answer and not flakes.same_digests(answer, judged):   # its digests, then other bytes
-                return Judged(case, expected, flakes.digests_disagree(verdict, answer, judged))
-            verdict = self._confirmed(record, plan, Judged(case, expected, verdict), judged,
-                                      lambda again: judged_on(again)[0], resend)
-            return Judged(case, expected, self._fill_judged(record, packed, case, verdict, send))
+                return Judged(case, expected, flakes.digests_disagree(in_full(), answer, judged))
+            confirmed = self._confirmed(record, plan, Judged(case, expected, verdict), judged,
+                                        lambda again: judged_on(again)[0], resend)
+            fill_wrong = self._fill_wrong(record, packed, case, confirmed, send)
+            return Judged(case, expected, _filled(confirmed, fill_wrong),
+                          detailed=cache(lambda: _filled(in_full(), fill_wrong)) if confirmed is verdict else None)
         expected, others = reference.expect_readings(case, self.spec, self.reading)
         # cases are generated legal or single-faulted under the seed reading: check them against it
         check_expectation(record.rule, expected if not self.reading.choices else reference.expect(case, self.spec),
@@ -187,25 +190,25 @@ class Checker:
         self.accepted.note(case, answer, verdict, legal=plan.expectation is Expectation.LEGAL)
         return judgement if verdict is judgement.verdict else Judged(case, expected, verdict)
 
-    def _fill_judged(self, record: CheckRecord, packed: PackedCase, case: Case, verdict: Verdict,
-                     send: Callable[[Case], Answer]) -> Verdict:
-        """A pack's failing case sent by its regions' fill recipes (the target announces REGION_FILL) is sent
-        again with its regions in bytes, the one thing put right: where that twin passes (a disputed answer to it
-        is no pass: it proves nothing of the fill), the failure is the target's region-fill, not the call
-        (`Verdict.fill_wrong`). Not asked of a flaky answer or a timeout (another one), nor again in a test where
+    def _fill_wrong(self, record: CheckRecord, packed: PackedCase, case: Case, verdict: Verdict,
+                    send: Callable[[Case], Answer]) -> bool:
+        """Whether a pack's failing case failed for the target's region-fill, not the call (`Verdict.fill_wrong`):
+        a case sent by its regions' fill recipes (the target announces REGION_FILL) is sent again with its regions
+        in bytes, the one thing put right, and that twin passes (a disputed answer to it is no pass: it proves
+        nothing of the fill). Not asked of a flaky answer or a timeout (another one), nor again in a test where
         such a twin did not pass (the call is wrong there)."""
         if (not verdict.is_failure or verdict.outcome in (Outcome.FLAKY, Outcome.TIMEOUT) or record.fill_cleared
                 or REGION_FILL not in self.target.hello.extensions or not case.by_recipe):
-            return verdict
+            return False
         twin = case.in_bytes()
         twin_verdict, _, _ = judge_packed(packed, twin, send(twin), self.target.hello, reading=self.reading,
                                           rule_naming=self.settings.rule_naming, spec=self.spec, rule=record.rule,
                                           ask=lambda question: self.twins.ask(question, twin),
-                                          in_full=lambda: send(twin), diagnose=False)
+                                          in_full=lambda: send(twin), diagnose=False, detail=False)
         if twin_verdict.outcome is not Outcome.PASS:
             record.fill_cleared = True
-            return verdict
-        return replace(verdict, fill_wrong=True, message=f"{verdict.message}; {FILL_WRONG}")
+            return False
+        return True
 
     def _confirmed(self, record: CheckRecord, plan: Plan, judged: Judged, answer: Answer,
                    verdict_of: Callable[[Answer], Verdict], resend: Callable[[Case], Answer] | None) -> Verdict:
@@ -397,6 +400,11 @@ class Checker:
         state.replay_hypothesis = hypothesis.id if hypothesis is not None else ""
         state.replay = str(path.relative_to(self.settings.report_dir))
         state.replay_command = replay.command(path, self.settings.target)
+
+
+def _filled(verdict: Verdict, fill_wrong: bool) -> Verdict:
+    """The verdict of a pack's case whose failure is the target's region-fill (`fill_wrong`), or it as it is."""
+    return replace(verdict, fill_wrong=True, message=f"{verdict.message}; {FILL_WRONG}") if fill_wrong else verdict
 
 
 def _identity(case: Case, packed: PackedCase | None) -> str:

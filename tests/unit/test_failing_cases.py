@@ -4,7 +4,7 @@
   the test, RESENDS more times; not a later case failing so after the behaviour stood re-sending in the test;
   again any case whose behaviour is new to the test or turned flaky;
 - which it works a memory diff out for (judge.verdict's `detail`): only a case its test shows (a cause's first or
-  smaller case), and that one in full.
+  smaller case), and that one in full; in a profile run and a pack run alike.
 """
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.format.defaults import RESENDS
 from ascendc_conformance.format.outcome import Outcome
 from ascendc_conformance.format.results import TestKind
+from ascendc_conformance.format.pack import PackedCase
 from ascendc_conformance.judge import verdict as judging
+from ascendc_conformance.judge.packed import expectations
 from ascendc_conformance.runner.checker import Checker
 from ascendc_conformance.runner.plan import Plan
 from ascendc_conformance.runner.records import CheckRecord
@@ -60,20 +62,29 @@ class Scripted:
         return Answer(kind=AnswerKind.RESULT, result=self.answering(case, before))
 
 
-def checked(answering: Answering, *cases: Case, record: bool = False) -> tuple[list[int], list[Outcome], CheckRecord]:
-    """How many times each case was sent, and its verdict, the cases judged in turn in one legal test (and, with
-    `record`, recorded as the test records a drawn case); the test's record."""
+def packed(case: Case) -> PackedCase:
+    """The case as a pack holds it: its expected results digested (judge.packed.expectations)."""
+    points, stored = expectations(*reference.expect_readings(case, SPEC))
+    return PackedCase(case={**case.to_json(), "id": case.digest()}, points=points, expected=stored)
+
+
+def checked(answering: Answering, *cases: Case, record: bool = False,
+            from_pack: bool = False) -> tuple[list[int], list[Outcome], CheckRecord]:
+    """How many times each case was sent, and its verdict, the cases judged in turn in one legal test, drawn or
+    (`from_pack`) a pack's (and, with `record`, recorded as the test records them); the test's record."""
     target = Scripted(answering)
     checker = Checker(spec=SPEC, reading=SPEC.seed_reading, target=target,  # type: ignore[arg-type]
-                      settings=RunSettings(target="scripted"), waivers=(), packed=False)
+                      settings=RunSettings(target="scripted"), waivers=(), packed=from_pack)
     test = CheckRecord(test_id="test_legal[copy]", kind=TestKind.LEGAL, budget=len(cases))
     outcomes = []
     for case in cases:
-        judged = checker.judge_case(test, case, PLAN)
+        pack_case = packed(case) if from_pack else None
+        answer = target.execute(case) if from_pack else None   # a pack test sends its cases itself
+        judged = checker.judge_case(test, case, PLAN, packed=pack_case, answer=answer)
         assert judged is not None
         outcomes.append(judged.verdict.outcome)
         if record:
-            checker._record(test, judged, PLAN, None, counted=True, packed=None)
+            checker._record(test, judged, PLAN, None, counted=True, packed=pack_case)
     return [target.sends[case.digest()] for case in cases], outcomes, test
 
 
@@ -82,8 +93,9 @@ def judged(answering: Answering, *cases: Case) -> tuple[list[int], list[Outcome]
     return sends, outcomes
 
 
-def test_a_cause_is_sent_again_on_its_first_case_in_a_test_only() -> None:
-    sends, outcomes = judged(writes_nothing, copy(16), copy(32), copy(48))
+@pytest.mark.parametrize("from_pack", [False, True], ids=["drawn", "pack"])
+def test_a_cause_is_sent_again_on_its_first_case_in_a_test_only(from_pack: bool) -> None:
+    sends, outcomes, _ = checked(writes_nothing, copy(16), copy(32), copy(48), from_pack=from_pack)
     assert sends == [1 + RESENDS, 1, 1] and outcomes == [Outcome.FAIL] * 3
 
 
@@ -122,9 +134,11 @@ def diffs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return counted
 
 
-def test_a_failing_case_gets_its_diff_only_where_it_is_shown(diffs: list[int]) -> None:
+@pytest.mark.parametrize("from_pack", [False, True], ids=["drawn", "pack"])
+def test_a_failing_case_gets_its_diff_only_where_it_is_shown(diffs: list[int], from_pack: bool) -> None:
     """Four cases of one cause: the first is shown, then the smaller one; the larger ones show nothing new."""
-    _, outcomes, test = checked(writes_nothing, copy(48), copy(64), copy(16), copy(80), record=True)
+    _, outcomes, test = checked(writes_nothing, copy(48), copy(64), copy(16), copy(80), record=True,
+                                from_pack=from_pack)
     assert outcomes == [Outcome.FAIL] * 4 and diffs == [48, 16]
     (state,) = test.causes.values()
     assert dict(state.case.params)["count"] == 16 and state.cases == 4
