@@ -66,6 +66,8 @@ PIPES_GRACE_S = 0.2
 EXIT_POLL_S = 0.05
 #: Most bytes read from a pipe at a time (what a Linux pipe holds).
 READ_BYTES = 1 << 16
+#: Most bytes read from a program's stdout at once when a write to it fails (as much as a pipe can hold on Linux).
+WRITTEN_BYTES = 1 << 20
 
 
 class Heard(enum.Enum):
@@ -233,6 +235,7 @@ class _Process:
             except OSError as exc:   # the program closed its stdin or ended
                 self._unwritten.clear()
                 self._stdin_open = False
+                self._read_written()   # what it answered before is heard before the failed write
                 self.inbox.append((Heard.WRITE_FAILED, exc))
                 return
             if written < len(data):
@@ -240,15 +243,29 @@ class _Process:
             else:
                 self._unwritten.popleft()
 
-    def _read_stdout(self) -> None:
-        """Take one chunk of stdout (one at a time: a program that floods a pipe cannot keep the pump here)."""
-        if not _read_into(self._stdout, self._lines.take):
+    def _read_stdout(self) -> int:
+        """Take one chunk of stdout (one at a time: a program that floods a pipe cannot keep the pump here): how
+        many bytes (0: none for now, or its end)."""
+        read = _read_into(self._stdout, self._lines.take)
+        if read is None:
             self._stdout_open = False
             self._lines.end()
+        return read or 0
+
+    def _read_written(self) -> None:
+        """Take what stdout holds now, to its end or to as much as a pipe holds (WRITTEN_BYTES): the answers a
+        program wrote before it stopped reading its stdin, which a write failing now would otherwise be heard
+        before."""
+        taken = 0
+        while self._stdout_open and taken < WRITTEN_BYTES:
+            read = self._read_stdout()
+            if not read:
+                return
+            taken += read
 
     def _read_stderr(self) -> None:
         """Take one chunk of stderr into the ring."""
-        if not _read_into(self._stderr, self.stderr.add):
+        if _read_into(self._stderr, self.stderr.add) is None:
             self._stderr_open = False
 
     # Its end.
@@ -335,17 +352,19 @@ def _pump(processes: Iterable[_Process], timeout: float) -> None:
         process.check_exit()
 
 
-def _read_into(fd: int, take: Callable[[bytes], None]) -> bool:
-    """Give `take` what a non-blocking pipe has now, if anything (at most READ_BYTES); False at the pipe's end."""
+def _read_into(fd: int, take: Callable[[bytes], None]) -> int | None:
+    """Give `take` what a non-blocking pipe has now, if anything (at most READ_BYTES): how many bytes (0: none
+    for now), None at the pipe's end."""
     try:
         chunk = os.read(fd, READ_BYTES)
     except BlockingIOError:
-        return True
+        return 0
     except OSError:   # closed under us: its end
-        return False
-    if chunk:
-        take(chunk)
-    return bool(chunk)
+        return None
+    if not chunk:
+        return None
+    take(chunk)
+    return len(chunk)
 
 
 def _pidfd(pid: int) -> int | None:

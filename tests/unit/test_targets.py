@@ -23,7 +23,7 @@ from ascendc_conformance.targets import Answer, Hello, Target, open_target
 from ascendc_conformance.format.case import Case, Result
 from ascendc_conformance.spec.loader import load_spec
 from ascendc_conformance.targets.base import memory_problem
-from ascendc_conformance.targets.exec_target import ExecTarget
+from ascendc_conformance.targets.exec_target import ExecTarget, Heard, _Process
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fixtures" / "targets"
@@ -207,6 +207,22 @@ def test_a_crash_is_the_oldest_requests_and_the_others_are_sent_again(targets):
     cases = [make_case(i) for i in range(4)]
     kinds = [answer.kind for _, answer in target.execute_many(cases)]
     assert kinds == [AnswerKind.RESULT, AnswerKind.CRASHED, AnswerKind.RESULT, AnswerKind.CRASHED]
+
+
+def test_an_answer_written_before_the_target_stopped_reading_comes_before_the_failed_write():
+    """A program that answers one request and exits: a request written after its exit fails (EPIPE), but the
+    answer it wrote before is still in its stdout and is the answer to the first request, not a crash (a race
+    that failed the test above about one run in six)."""
+    program = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('{\"id\": 1}', flush=True)"]
+    process = _Process(program, max_line_bytes=1 << 20)
+    try:
+        process.send({"id": 1})
+        process.popen.wait(5)
+        process.send({"id": 2})   # nobody reads it: the write fails
+        heard = [item for item, _ in process.inbox]
+        assert heard[:1] == [Heard.LINE] and Heard.WRITE_FAILED in heard, heard
+    finally:
+        process.stop(polite=False)
 
 
 def test_stopping_early_leaves_no_answer_to_be_taken_for_a_later_one(targets):
