@@ -184,7 +184,8 @@ def classify(differs: np.ndarray, before: np.ndarray, expected: np.ndarray, actu
 @dataclass(frozen=True)
 class _Elements:
     """Elements of `size` bytes at region offsets `starts`, all alike modulo `size` (one operand's): the region's
-    bytes read `size` at a time from `shift` hold element i at `places[i]`."""
+    bytes read `size` at a time from `shift` hold element i at `places[i]`. A dtype is 1, 2, 4 or 8 bytes (the
+    spec's schema says so), each a numpy unsigned integer."""
 
     starts: np.ndarray
     size: int

@@ -354,7 +354,6 @@ class Diagnoser:
         return hypothesis(self.spec, name)
 
 
-
 def _consistent_first(items: Sequence[T], contradicted: set[str], name: Callable[[T], str]) -> tuple[T, ...]:
     """`items` (hypotheses or explanations by them, simplest first) with those whose hypothesis a passing case of
     the test contradicts after the others, each part in its order."""

@@ -99,7 +99,8 @@ class CheckRecord(ShortRepr):
     causes: dict[Cause, CauseRecord] = field(default_factory=dict)   # every distinct cause, first found first
     failing: dict[str, Cause] = field(default_factory=dict)   # digest of every failing case seen -> its cause
     unexplained: Counter[Cause] = field(default_factory=Counter)   # diff-class cause -> its cases no hypothesis explained
-    confirmed: set[Cause] = field(default_factory=set)   # diff-class causes a case stood re-sending on (runner.flakes)
+    confirmed: set[Cause] = field(default_factory=set)   # behaviours (causes without a diff class) that stood
+    #                      re-sending on a case of the test (runner.checker.Checker._confirmed, runner.flakes)
     questions: int = 0   # questions the diagnosis asked the target (runner.diagnosing: QUESTIONS)
     passed: list[Case] = field(default_factory=list)   # its first PASSES_KEPT passing cases (not a heavy test's):
     #                    the target's own evidence against the hypotheses that show on them (runner.diagnosing)
